@@ -1,0 +1,49 @@
+// A trial as recorded in the study journal: Optuna's FrozenTrial, with its
+// state codes (RUNNING=0 COMPLETE=1 PRUNED=2 FAIL=3 WAITING=4) and parameters
+// in internal representation.
+#pragma once
+
+#include "hpo/distributions.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+
+namespace bfhpo::hpo {
+
+enum class TrialState { Running = 0, Complete = 1, Pruned = 2, Fail = 3, Waiting = 4 };
+
+// Optuna's StudyDirection codes as the journal stores them.
+enum class StudyDirection { Minimize = 1, Maximize = 2 };
+
+// Parameter name -> internal value (see distributions.hpp).
+using Params = std::map<std::string, double>;
+
+struct FrozenTrial {
+  int number = 0;    // position of the trial within its study, by log order
+  int trial_id = 0;  // position of the trial among all trials of the journal
+  TrialState state = TrialState::Running;
+  std::optional<double> value;  // objective; set for COMPLETE (and optionally PRUNED)
+  Params params;
+  std::map<std::string, Distribution> distributions;
+  std::map<int, double> intermediate_values;  // step -> reported value
+  nlohmann::json user_attrs = nlohmann::json::object();
+  nlohmann::json system_attrs = nlohmann::json::object();
+  std::string datetime_start;     // ISO 8601, as Python's datetime.isoformat()
+  std::string datetime_complete;  // empty until the trial is finished
+
+  bool is_finished() const {
+    return state == TrialState::Complete || state == TrialState::Pruned || state == TrialState::Fail;
+  }
+  std::optional<double> last_intermediate_value() const {
+    if (intermediate_values.empty()) return std::nullopt;
+    return intermediate_values.rbegin()->second;
+  }
+};
+
+const char* to_string(TrialState state);
+const char* to_string(StudyDirection direction);
+
+}  // namespace bfhpo::hpo
