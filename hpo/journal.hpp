@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <filesystem>
 #include <optional>
 #include <string>

@@ -1,0 +1,110 @@
+#include "common/user_error.hpp"
+#include "hpo/search_space.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace bfhpo::hpo;
+using nlohmann::json;
+
+namespace {
+
+json demo_space() {
+  return json::parse(R"({
+    "lr":    {"type": "float", "low": 1e-4, "high": 1e-1, "log": true},
+    "drop":  {"type": "float", "low": 0.0, "high": 0.5, "step": 0.1},
+    "depth": {"type": "int", "low": 2, "high": 8},
+    "width": {"type": "int", "low": 16, "high": 256, "log": true},
+    "kind":  {"type": "categorical", "choices": ["a", "b", true, 3]},
+    "heads": {"type": "int", "low": 1, "high": 8, "when": {"kind": "b"}},
+    "fancy": {"type": "categorical", "choices": [1, 2], "when": {"heads": [2, 4]}}})");
+}
+
+std::string error_of(const json& space) {
+  try {
+    SearchSpace::from_json(space, "study.json");
+  } catch (const bfhpo::UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("every distribution round-trips through Optuna's JSON") {
+  SearchSpace space = SearchSpace::from_json(demo_space(), "study.json");
+  for (const auto& p : space.params()) {
+    std::string text = distribution_to_optuna_json(p.distribution);
+    CHECK(distribution_from_optuna_json(text) == p.distribution);
+  }
+  auto lr = std::get<FloatDistribution>(space.find("lr")->distribution);
+  CHECK(json::parse(distribution_to_optuna_json(lr)) ==
+        json::parse(R"({"name":"FloatDistribution","attributes":{"step":null,"low":0.0001,"high":0.1,"log":true}})"));
+}
+
+TEST_CASE("categorical values are stored as the index of the choice") {
+  SearchSpace space = SearchSpace::from_json(demo_space(), "study.json");
+  const Distribution& kind = space.find("kind")->distribution;
+  CHECK(to_internal(kind, "b") == 1.0);
+  CHECK(to_internal(kind, true) == 2.0);
+  CHECK(to_internal(kind, 3) == 3.0);
+  CHECK(to_external(kind, 2.0) == json(true));
+  CHECK_THROWS_AS(to_internal(kind, "z"), std::invalid_argument);
+}
+
+TEST_CASE("parents come before children and conditions decide which params exist") {
+  SearchSpace space = SearchSpace::from_json(demo_space(), "study.json");
+  std::vector<std::string> order;
+  for (const auto& p : space.params()) order.push_back(p.name);
+  auto pos = [&](const std::string& n) { return std::find(order.begin(), order.end(), n) - order.begin(); };
+  CHECK(pos("kind") < pos("heads"));
+  CHECK(pos("heads") < pos("fancy"));
+
+  Params a{{"lr", 0.01}, {"drop", 0.2}, {"depth", 3}, {"width", 32}, {"kind", 0}};
+  CHECK(space.is_valid_assignment(a));
+  Params b = a;
+  b["kind"] = 1;
+  CHECK_FALSE(space.is_valid_assignment(b));  // heads is active but missing
+  b["heads"] = 4;
+  CHECK_FALSE(space.is_valid_assignment(b));  // fancy is active but missing
+  b["fancy"] = 0;
+  CHECK(space.is_valid_assignment(b));
+  b["heads"] = 3;
+  CHECK_FALSE(space.is_valid_assignment(b));  // fancy now inactive but present
+  Params off_grid = a;
+  off_grid["drop"] = 0.25;
+  CHECK_FALSE(space.is_valid_assignment(off_grid));
+}
+
+TEST_CASE("external params convert to internal and back") {
+  SearchSpace space = SearchSpace::from_json(demo_space(), "study.json");
+  json external = {{"lr", 0.01}, {"drop", 0.2}, {"depth", 3}, {"width", 32}, {"kind", "b"}, {"heads", 2}, {"fancy", 2}};
+  Params params = space.from_external(external, "params.json");
+  CHECK(params.at("kind") == 1.0);
+  CHECK(space.to_external(params) == external);
+  json inactive = external;
+  inactive["kind"] = "a";
+  CHECK_THROWS_WITH(space.from_external(inactive, "params.json"), Catch::Contains("params.heads"));
+}
+
+TEST_CASE("malformed search spaces name the file, the field and the fix") {
+  auto with = [](const char* name, const char* spec) {
+    json space = json::parse(R"({"x": {"type": "float", "low": 0, "high": 1}})");
+    space[name] = json::parse(spec);
+    return space;
+  };
+  std::string e = error_of(with("lr", R"({"type": "float", "low": 1, "high": 1})"));
+  CHECK_THAT(e, Catch::Contains("study.json") && Catch::Contains("search_space.lr.low") && Catch::Contains("Fix:"));
+  CHECK_THAT(error_of(with("lr", R"({"type": "float", "low": 0, "high": 1, "log": true})")),
+             Catch::Contains("log-scaled"));
+  CHECK_THAT(error_of(with("lr", R"({"type": "float", "high": 1})")), Catch::Contains("search_space.lr.low"));
+  CHECK_THAT(error_of(with("lr", R"({"type": "normal", "low": 0, "high": 1})")), Catch::Contains("unknown type"));
+  CHECK_THAT(error_of(with("h", R"({"type": "int", "low": 1, "high": 4, "when": {"nope": 1}})")),
+             Catch::Contains("search_space.h.when") && Catch::Contains("'nope'"));
+  CHECK_THAT(error_of(with("h", R"({"type": "int", "low": 1, "high": 4, "hihg": 3})")),
+             Catch::Contains("search_space.h.hihg"));
+  CHECK_THAT(error_of(with("c", R"({"type": "categorical", "choices": []})")), Catch::Contains("search_space.c.choices"));
+  CHECK_THAT(error_of(with("i", R"({"type": "int", "low": 1.5, "high": 4})")), Catch::Contains("integer"));
+  json cycle = json::parse(R"({"a": {"type": "categorical", "choices": [1, 2], "when": {"b": 1}},
+                               "b": {"type": "categorical", "choices": [1, 2], "when": {"a": 1}}})");
+  CHECK_THAT(error_of(cycle), Catch::Contains("cycle"));
+}
