@@ -1,0 +1,77 @@
+// Pruners decide, after a trial reports an intermediate value, whether it
+// should stop early. Semantics follow Optuna's MedianPruner and
+// SuccessiveHalvingPruner. A pruner may ask for trial system attributes to be
+// recorded (successive halving records the rungs a trial passed), so every
+// worker sharing the journal sees the same rungs.
+#pragma once
+
+#include "hpo/frozen_trial.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bfhpo::hpo {
+
+struct PruneDecision {
+  bool prune = false;
+  std::map<std::string, nlohmann::json> system_attrs;  // to record on the trial
+};
+
+class Pruner {
+ public:
+  virtual ~Pruner() = default;
+  // `trial` is the running trial with its intermediate values; `trials` every
+  // trial of the study (it may include `trial`).
+  virtual PruneDecision decide(const FrozenTrial& trial, const std::vector<FrozenTrial>& trials,
+                               StudyDirection direction) const = 0;
+};
+
+struct MedianPrunerOptions {
+  int n_startup_trials = 5;  // no pruning until this many trials completed
+  int n_warmup_steps = 0;    // no pruning before this step
+  int interval_steps = 1;    // only decide at every k-th step after the warm-up
+  int n_min_trials = 1;      // completed trials that reported this step, at least
+};
+
+// Prunes when the trial's best intermediate value so far is worse than the
+// median of the completed trials' values at the same step.
+class MedianPruner : public Pruner {
+ public:
+  explicit MedianPruner(MedianPrunerOptions options = {}) : options_(options) {}
+  PruneDecision decide(const FrozenTrial& trial, const std::vector<FrozenTrial>& trials,
+                       StudyDirection direction) const override;
+
+ private:
+  MedianPrunerOptions options_;
+};
+
+struct SuccessiveHalvingOptions {
+  int min_resource = 1;       // steps of the first rung
+  int reduction_factor = 4;   // keep the best 1/reduction_factor at each rung
+  int min_early_stopping_rate = 0;
+  int bootstrap_count = 0;    // trials needed at a rung before anyone is promoted
+};
+
+// Asynchronous successive halving (ASHA), as Optuna's SuccessiveHalvingPruner:
+// at step min_resource * reduction_factor^(rate + rung) a trial records its
+// value as "completed_rung_<rung>" and continues only if it is in the top
+// 1/reduction_factor of the values recorded at that rung so far.
+class SuccessiveHalvingPruner : public Pruner {
+ public:
+  explicit SuccessiveHalvingPruner(SuccessiveHalvingOptions options = {}) : options_(options) {}
+  PruneDecision decide(const FrozenTrial& trial, const std::vector<FrozenTrial>& trials,
+                       StudyDirection direction) const override;
+
+ private:
+  SuccessiveHalvingOptions options_;
+};
+
+// From a study's "pruner" section ({"type": "none"|"median"|"successive_halving", ...});
+// nullptr for "none". Throws UserError naming `source` on a bad option.
+std::unique_ptr<Pruner> make_pruner(const nlohmann::json& section, const std::string& source);
+
+}  // namespace bfhpo::hpo

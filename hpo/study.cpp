@@ -1,0 +1,185 @@
+#include "hpo/study.hpp"
+
+#include "common/user_error.hpp"
+
+#include <chrono>
+#include <cmath>
+
+namespace bfhpo::hpo {
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+double unix_seconds_now() {
+  using namespace std::chrono;
+  return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+bool counts_as_finished(const FrozenTrial& trial) {
+  if (trial.state == TrialState::Complete || trial.state == TrialState::Pruned) return true;
+  return trial.state == TrialState::Fail && !trial.system_attrs.contains(kRequeuedAsAttr);
+}
+
+std::optional<FrozenTrial> best_of(const std::vector<FrozenTrial>& trials, StudyDirection direction) {
+  std::optional<FrozenTrial> best;
+  for (const auto& t : trials) {
+    if (t.state != TrialState::Complete || !t.value || std::isnan(*t.value)) continue;
+    bool better = !best || (direction == StudyDirection::Minimize ? *t.value < *best->value : *t.value > *best->value);
+    if (better) best = t;
+  }
+  return best;
+}
+
+std::filesystem::path Study::checked_storage(const StudySpec& spec, Open open) {
+  if (open == Open::MustExist && !std::filesystem::exists(spec.storage))
+    throw UserError::at(spec.storage.string(), "", "the study has no journal yet",
+                        "run `bfhpo ask` or `bfhpo optimize` on " + spec.source.string() + " first");
+  return spec.storage;
+}
+
+Study::Study(StudySpec spec, std::unique_ptr<Sampler> sampler, Open open)
+    : spec_(std::move(spec)),
+      sampler_(std::move(sampler)),
+      pruner_(make_pruner(spec_.pruner, spec_.source.string())),
+      journal_(checked_storage(spec_, open)) {
+  std::optional<int> existing = journal_.find_study(spec_.name);
+  if (!existing) {
+    std::vector<StudyRecord> others = journal_.studies();
+    if (!others.empty())
+      throw UserError::at(spec_.storage.string(), "name",
+                          "this journal holds study '" + others.front().name + "', not '" + spec_.name + "'",
+                          "set \"storage\" in " + spec_.source.string() + " to a journal of its own");
+    if (open == Open::MustExist)
+      throw UserError::at(spec_.storage.string(), "name", "no study '" + spec_.name + "' in this journal",
+                          "run `bfhpo ask` or `bfhpo optimize` first");
+  }
+  study_id_ = journal_.get_or_create_study(spec_.name, spec_.direction);
+}
+
+AskedTrial Study::ask(const FeasiblePredicate& feasible) {
+  journal_.sync();
+  AskedTrial asked;
+  for (const auto& waiting : journal_.trials(study_id_)) {
+    if (waiting.state != TrialState::Waiting) continue;
+    if (!journal_.set_trial_state_values(waiting.trial_id, TrialState::Running)) continue;  // another worker won
+    asked.number = waiting.number;
+    asked.trial_id = waiting.trial_id;
+    asked.params = waiting.params;
+    asked.from_queue = true;
+    journal_.set_trial_system_attr(asked.trial_id, kHeartbeatAttr, unix_seconds_now());
+    return asked;
+  }
+
+  asked.trial_id = journal_.create_trial(study_id_);
+  asked.number = journal_.trial(asked.trial_id).number;
+  std::vector<FrozenTrial> others;
+  for (auto& t : journal_.trials(study_id_))
+    if (t.trial_id != asked.trial_id) others.push_back(std::move(t));
+  SampleRequest request{spec_.search_space, others, spec_.direction,
+                        splitmix64(spec_.seed * 0x100000001B3ULL + static_cast<std::uint64_t>(asked.number)),
+                        feasible};
+  asked.proposal = sampler_->sample(request);
+  asked.params = asked.proposal.params;
+  for (const auto& spec : spec_.search_space.params()) {
+    auto value = asked.params.find(spec.name);
+    if (value != asked.params.end())
+      journal_.set_trial_param(asked.trial_id, spec.name, value->second, spec.distribution);
+  }
+  journal_.set_trial_system_attr(asked.trial_id, kHeartbeatAttr, unix_seconds_now());
+  return asked;
+}
+
+int Study::trial_id_of(int number) {
+  journal_.sync();
+  const auto& ids = journal_.study(study_id_).trial_ids;
+  if (number < 0 || number >= static_cast<int>(ids.size()))
+    throw UserError::at(spec_.storage.string(), "trial",
+                        "study '" + spec_.name + "' has no trial " + std::to_string(number),
+                        "use a trial number printed by `bfhpo ask` or `bfhpo status`");
+  return ids[number];
+}
+
+const FrozenTrial& Study::trial(int number) { return journal_.trial(trial_id_of(number)); }
+
+void Study::tell(int number, TrialState state, std::optional<double> value, const std::string& reason) {
+  const int id = trial_id_of(number);
+  const FrozenTrial& current = journal_.trial(id);
+  if (current.state != TrialState::Running)
+    throw UserError::at(spec_.storage.string(), "trial",
+                        "trial " + std::to_string(number) + " is " + to_string(current.state) + ", not RUNNING",
+                        "tell only trials that `bfhpo ask` handed out and that are not finished");
+  if (state == TrialState::Complete && (!value || std::isnan(*value)))
+    throw UserError::at("tell", "value", "a COMPLETE trial needs a finite value", "pass --value V, or --state fail");
+  if (!reason.empty()) journal_.set_trial_system_attr(id, kFailReasonAttr, reason);
+  if (!journal_.set_trial_state_values(id, state, value))
+    throw UserError::at(spec_.storage.string(), "trial", "trial " + std::to_string(number) + " was finished by another worker",
+                        "do not tell one trial twice");
+}
+
+void Study::report(int number, int step, double value) {
+  journal_.set_trial_intermediate_value(trial_id_of(number), step, value);
+}
+
+bool Study::should_prune(int number) {
+  if (!pruner_) return false;
+  const int id = trial_id_of(number);
+  PruneDecision decision = pruner_->decide(journal_.trial(id), journal_.trials(study_id_), spec_.direction);
+  for (const auto& [key, value] : decision.system_attrs) journal_.set_trial_system_attr(id, key, value);
+  return decision.prune;
+}
+
+int Study::enqueue(const Params& params) {
+  FrozenTrial waiting;
+  waiting.state = TrialState::Waiting;
+  waiting.params = params;
+  for (const auto& [name, value] : params) {
+    const ParamSpec* spec = spec_.search_space.find(name);
+    if (!spec) throw std::invalid_argument("enqueue: '" + name + "' is not in the search space");
+    waiting.distributions[name] = spec->distribution;
+  }
+  return journal_.trial(journal_.create_trial(study_id_, &waiting)).number;
+}
+
+void Study::heartbeat(int number) { journal_.set_trial_system_attr(trial_id_of(number), kHeartbeatAttr, unix_seconds_now()); }
+
+std::vector<int> Study::recover_stale_trials(double stale_after_s) {
+  std::vector<int> failed;
+  const double now = unix_seconds_now();
+  for (const auto& t : trials()) {
+    if (t.state != TrialState::Running || !t.system_attrs.contains(kHeartbeatAttr)) continue;
+    if (now - t.system_attrs[kHeartbeatAttr].get<double>() <= stale_after_s) continue;
+    journal_.set_trial_system_attr(t.trial_id, kFailReasonAttr, "stale heartbeat: the worker died");
+    if (!journal_.set_trial_state_values(t.trial_id, TrialState::Fail)) continue;  // another worker recovered it
+    FrozenTrial copy;
+    copy.state = TrialState::Waiting;
+    copy.params = t.params;
+    copy.distributions = t.distributions;
+    copy.system_attrs[kRequeuedFromAttr] = t.number;
+    int requeued = journal_.trial(journal_.create_trial(study_id_, &copy)).number;
+    journal_.set_trial_system_attr(t.trial_id, kRequeuedAsAttr, requeued);
+    failed.push_back(t.number);
+  }
+  return failed;
+}
+
+std::vector<FrozenTrial> Study::trials() {
+  journal_.sync();
+  return journal_.trials(study_id_);
+}
+
+std::optional<FrozenTrial> Study::best_trial() { return best_of(trials(), spec_.direction); }
+
+int Study::n_finished() {
+  int n = 0;
+  for (const auto& t : trials()) n += counts_as_finished(t);
+  return n;
+}
+
+}  // namespace bfhpo::hpo

@@ -1,0 +1,88 @@
+// A study: the search space, a sampler, an optional pruner and the journal
+// that holds every trial. All state lives in the journal; a Study object is a
+// view on it that replays before each decision, so several processes can
+// drive one study and a crashed study resumes where it stopped.
+//
+// Counting: the study is done when it holds `n_trials` finished trials
+// (COMPLETE, PRUNED, or FAIL that was not re-queued), whoever ran them, so a
+// resumed study stops where the user meant, not n_trials later.
+#pragma once
+
+#include "hpo/journal.hpp"
+#include "hpo/pruner.hpp"
+#include "hpo/sampler.hpp"
+#include "hpo/study_spec.hpp"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bfhpo::hpo {
+
+// System attribute names bfhpo records on trials.
+inline constexpr const char* kHeartbeatAttr = "bfhpo:heartbeat";      // unix seconds of the last sign of life
+inline constexpr const char* kFailReasonAttr = "bfhpo:fail_reason";   // why a trial is FAIL / PRUNED
+inline constexpr const char* kRequeuedAsAttr = "bfhpo:requeued_as";   // number of the WAITING copy
+inline constexpr const char* kRequeuedFromAttr = "bfhpo:requeued_from";
+
+struct AskedTrial {
+  int number = 0;
+  int trial_id = 0;
+  Params params;
+  bool from_queue = false;  // a WAITING (enqueued or re-queued) trial was claimed
+  Proposal proposal;        // what the sampler said (empty when from_queue)
+};
+
+class Study {
+ public:
+  enum class Open { CreateIfMissing, MustExist };
+  // Opens spec.storage and the study in it. A journal that holds other
+  // studies but not this one is a UserError (a journal of another study), as
+  // is a missing journal or study with Open::MustExist; nothing is written then.
+  Study(StudySpec spec, std::unique_ptr<Sampler> sampler, Open open = Open::CreateIfMissing);
+
+  const StudySpec& spec() const { return spec_; }
+  Journal& journal() { return journal_; }
+  int study_id() const { return study_id_; }
+
+  // Claims the oldest WAITING trial if any, else creates a RUNNING trial and
+  // fills it with the sampler's proposal. Records the trial RUNNING.
+  AskedTrial ask(const FeasiblePredicate& feasible = {});
+  // Finishes a RUNNING trial. Throws UserError for an unknown or finished trial.
+  void tell(int number, TrialState state, std::optional<double> value = {},
+            const std::string& reason = "");
+  void report(int number, int step, double value);
+  // Asks the pruner about the trial's latest report; records what it asks to.
+  bool should_prune(int number);
+  // Adds a WAITING trial with fixed params (served first by ask). Returns its number.
+  int enqueue(const Params& params);
+  void heartbeat(int number);
+  // RUNNING trials with a heartbeat older than `stale_after_s` become FAIL and
+  // are re-queued as WAITING with the same params. Returns the failed numbers.
+  std::vector<int> recover_stale_trials(double stale_after_s);
+
+  std::vector<FrozenTrial> trials();  // replays first
+  const FrozenTrial& trial(int number);
+  std::optional<FrozenTrial> best_trial();
+  int n_finished();
+  bool is_done() { return n_finished() >= spec_.n_trials; }
+
+ private:
+  int trial_id_of(int number);
+  static std::filesystem::path checked_storage(const StudySpec& spec, Open open);
+
+  StudySpec spec_;
+  std::unique_ptr<Sampler> sampler_;
+  std::unique_ptr<Pruner> pruner_;
+  Journal journal_;
+  int study_id_ = 0;
+};
+
+// Finished trials the study counts toward n_trials (see above).
+bool counts_as_finished(const FrozenTrial& trial);
+// The best COMPLETE trial of `trials` for `direction`, if any.
+std::optional<FrozenTrial> best_of(const std::vector<FrozenTrial>& trials, StudyDirection direction);
+double unix_seconds_now();
+
+}  // namespace bfhpo::hpo

@@ -1,0 +1,125 @@
+#include "hpo/study_report.hpp"
+
+#include "common/user_error.hpp"
+#include "hpo/study.hpp"
+
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+namespace bfhpo::hpo {
+namespace {
+
+using nlohmann::json;
+
+json external_params(const FrozenTrial& trial) {
+  json out = json::object();
+  for (const auto& [name, internal] : trial.params) {
+    auto d = trial.distributions.find(name);
+    out[name] = d == trial.distributions.end() ? json(internal) : to_external(d->second, internal);
+  }
+  return out;
+}
+
+std::string format_value(const std::optional<double>& value) {
+  if (!value) return "-";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", *value);
+  return buffer;
+}
+
+std::string csv_field(const json& value) {
+  if (value.is_null()) return "";
+  std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+}  // namespace
+
+json study_status_json(const StudySpec& spec, const std::vector<FrozenTrial>& trials) {
+  json counts = json::object();
+  for (TrialState s : {TrialState::Running, TrialState::Complete, TrialState::Pruned, TrialState::Fail, TrialState::Waiting})
+    counts[to_string(s)] = 0;
+  int finished = 0;
+  json rows = json::array();
+  for (const auto& t : trials) {
+    counts[to_string(t.state)] = counts[to_string(t.state)].get<int>() + 1;
+    finished += counts_as_finished(t);
+    rows.push_back({{"number", t.number},
+                    {"state", to_string(t.state)},
+                    {"value", t.value ? json(*t.value) : json(nullptr)},
+                    {"params", external_params(t)},
+                    {"user_attrs", t.user_attrs},
+                    {"system_attrs", t.system_attrs}});
+  }
+  std::optional<FrozenTrial> best = best_of(trials, spec.direction);
+  json best_json = best ? json{{"number", best->number}, {"value", *best->value}, {"params", external_params(*best)}}
+                        : json(nullptr);
+  return {{"study", spec.name},    {"direction", to_string(spec.direction)},
+          {"n_trials", spec.n_trials}, {"finished", finished},
+          {"counts", counts},      {"best", best_json},
+          {"trials", rows}};
+}
+
+std::string study_status_table(const StudySpec& spec, const std::vector<FrozenTrial>& trials) {
+  json status = study_status_json(spec, trials);
+  std::ostringstream out;
+  out << "study " << spec.name << " (" << to_string(spec.direction) << "): " << status["finished"].get<int>()
+      << " of " << spec.n_trials << " trials finished";
+  for (const auto& [state, n] : status["counts"].items())
+    if (n.get<int>() > 0) out << ", " << n.get<int>() << " " << state;
+  out << "\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%6s  %-9s %12s  %s\n", "trial", "state", "value", "params");
+  out << line;
+  for (const auto& t : trials) {
+    std::snprintf(line, sizeof line, "%6d  %-9s %12s  ", t.number, to_string(t.state), format_value(t.value).c_str());
+    out << line << external_params(t).dump() << "\n";
+  }
+  if (status["best"].is_null()) out << "best: none yet (no COMPLETE trial)\n";
+  else
+    out << "best: trial " << status["best"]["number"] << " value " << format_value(status["best"]["value"].get<double>())
+        << " params " << status["best"]["params"].dump() << "\n";
+  return out.str();
+}
+
+json best_trial_json(const StudySpec& spec, const std::vector<FrozenTrial>& trials) {
+  std::optional<FrozenTrial> best = best_of(trials, spec.direction);
+  if (!best)
+    throw UserError::at(spec.storage.string(), "", "the study has no COMPLETE trial yet",
+                        "finish at least one trial (bfhpo tell ... --value V) before exporting the best");
+  return {{"study", spec.name},
+          {"trial", best->number},
+          {"value", *best->value},
+          {"params", external_params(*best)},
+          {"user_attrs", best->user_attrs}};
+}
+
+std::string trials_csv(const StudySpec& spec, const std::vector<FrozenTrial>& trials) {
+  std::set<std::string> user_keys, system_keys;
+  for (const auto& t : trials) {
+    for (const auto& item : t.user_attrs.items()) user_keys.insert(item.key());
+    for (const auto& item : t.system_attrs.items()) system_keys.insert(item.key());
+  }
+  std::ostringstream out;
+  out << "number,state,value,datetime_start,datetime_complete";
+  for (const auto& p : spec.search_space.params()) out << ",params_" << p.name;
+  for (const auto& k : user_keys) out << "," << csv_field("user_attrs_" + k);
+  for (const auto& k : system_keys) out << "," << csv_field("system_attrs_" + k);
+  out << "\n";
+  for (const auto& t : trials) {
+    json params = external_params(t);
+    out << t.number << "," << to_string(t.state) << "," << (t.value ? csv_field(*t.value) : "") << ","
+        << csv_field(t.datetime_start) << "," << csv_field(t.datetime_complete);
+    for (const auto& p : spec.search_space.params()) out << "," << csv_field(params.value(p.name, json()));
+    for (const auto& k : user_keys) out << "," << csv_field(t.user_attrs.value(k, json()));
+    for (const auto& k : system_keys) out << "," << csv_field(t.system_attrs.value(k, json()));
+    out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace bfhpo::hpo

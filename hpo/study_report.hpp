@@ -1,0 +1,27 @@
+// What `bfhpo status` and `bfhpo export` show: counts by state, the best
+// trial, a table, a CSV of every trial and the best params as JSON. Pure
+// functions of the trials, so they are tested without a terminal.
+#pragma once
+
+#include "hpo/frozen_trial.hpp"
+#include "hpo/study_spec.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace bfhpo::hpo {
+
+// {"study", "direction", "n_trials", "counts": {"COMPLETE": n, ...}, "finished",
+//  "best": {"number", "value", "params"} or null, "trials": [...]}
+nlohmann::json study_status_json(const StudySpec& spec, const std::vector<FrozenTrial>& trials);
+// A fixed-width table: one row per trial (number, state, value, params), then the best.
+std::string study_status_table(const StudySpec& spec, const std::vector<FrozenTrial>& trials);
+// {"study", "trial", "value", "params": {name: external value}, "user_attrs"}; UserError if no COMPLETE trial.
+nlohmann::json best_trial_json(const StudySpec& spec, const std::vector<FrozenTrial>& trials);
+// One row per trial: number,state,value,datetime_start,datetime_complete,params_<name>...,
+// user_attrs_<key>...,system_attrs_<key>... (pandas-friendly, RFC 4180 quoting).
+std::string trials_csv(const StudySpec& spec, const std::vector<FrozenTrial>& trials);
+
+}  // namespace bfhpo::hpo

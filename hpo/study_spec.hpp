@@ -1,0 +1,45 @@
+// study.json, parsed and validated. Sections bfhpo's hpo layer does not know
+// (simulator, training, memory, ...) are kept in `document` for the layers
+// above; a study without a "simulator" section is an external-objective
+// study whose trials are evaluated by whoever calls ask and tell.
+//
+//   {"name": "demo", "direction": "minimize", "n_trials": 100, "seed": 1,
+//    "timeout_s": 3600, "storage": "demo.journal",
+//    "sampler": {"type": "tpe", "n_startup_trials": 10},
+//    "pruner": {"type": "median", "n_warmup_steps": 2},
+//    "search_space": {...}}
+#pragma once
+
+#include "hpo/frozen_trial.hpp"
+#include "hpo/search_space.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace bfhpo::hpo {
+
+struct StudySpec {
+  std::filesystem::path source;  // the study file
+  std::string name;
+  StudyDirection direction = StudyDirection::Minimize;
+  int n_trials = 100;  // finished trials the study holds when done, resumed runs included
+  std::optional<double> timeout_s;
+  std::uint64_t seed = 0;
+  nlohmann::json sampler = {{"type", "tpe"}};  // "type" plus that sampler's options
+  nlohmann::json pruner = {{"type", "none"}};  // "type" plus that pruner's options
+  SearchSpace search_space;
+  std::filesystem::path storage;  // the journal; default "<study file>.journal" beside it
+  nlohmann::json document;        // the whole file
+
+  bool has_simulator() const { return document.contains("simulator"); }
+};
+
+// Throws UserError naming the file, the field and the fix.
+StudySpec load_study_spec(const std::filesystem::path& file);
+StudySpec parse_study_spec(const nlohmann::json& document, const std::filesystem::path& source);
+
+}  // namespace bfhpo::hpo

@@ -1,0 +1,84 @@
+#include "hpo/pruner.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace bfhpo::hpo;
+
+namespace {
+
+FrozenTrial trial_with(int number, TrialState state, std::vector<double> curve) {
+  FrozenTrial t;
+  t.number = number;
+  t.state = state;
+  for (std::size_t step = 0; step < curve.size(); ++step) t.intermediate_values[static_cast<int>(step)] = curve[step];
+  if (state == TrialState::Complete && !curve.empty()) t.value = curve.back();
+  return t;
+}
+
+std::vector<FrozenTrial> completed_curves(int n) {
+  std::vector<FrozenTrial> trials;
+  for (int i = 0; i < n; ++i) trials.push_back(trial_with(i, TrialState::Complete, {1.0 + i, 0.5 + i, 0.25 + i}));
+  return trials;  // at step 1 the values are 0.5, 1.5, ..., median n/2 - 0.5 + 0.5
+}
+
+}  // namespace
+
+TEST_CASE("median pruner stops a trial worse than the median at its step and keeps one better") {
+  MedianPruner pruner;  // Optuna's defaults: 5 startup trials, no warm-up
+  auto trials = completed_curves(5);  // step-1 values 0.5 1.5 2.5 3.5 4.5: median 2.5
+  CHECK(pruner.decide(trial_with(9, TrialState::Running, {9.0, 2.6}), trials, StudyDirection::Minimize).prune);
+  CHECK_FALSE(pruner.decide(trial_with(9, TrialState::Running, {9.0, 2.4}), trials, StudyDirection::Minimize).prune);
+  // Its best value so far counts, not the last one.
+  CHECK_FALSE(pruner.decide(trial_with(9, TrialState::Running, {0.1, 2.6}), trials, StudyDirection::Minimize).prune);
+  // Maximize flips the comparison.
+  CHECK_FALSE(pruner.decide(trial_with(9, TrialState::Running, {0.0, 2.6}), trials, StudyDirection::Maximize).prune);
+  CHECK(pruner.decide(trial_with(9, TrialState::Running, {0.0, 2.4}), trials, StudyDirection::Maximize).prune);
+  CHECK(pruner.decide(trial_with(9, TrialState::Running, {NAN}), trials, StudyDirection::Minimize).prune);
+}
+
+TEST_CASE("median pruner waits for startup trials, warm-up steps and the interval") {
+  auto bad = trial_with(9, TrialState::Running, {9.0, 9.0, 9.0});
+  CHECK_FALSE(MedianPruner().decide(bad, completed_curves(4), StudyDirection::Minimize).prune);
+  MedianPrunerOptions warm;
+  warm.n_warmup_steps = 3;
+  CHECK_FALSE(MedianPruner(warm).decide(bad, completed_curves(5), StudyDirection::Minimize).prune);
+  MedianPrunerOptions every_other;
+  every_other.interval_steps = 2;  // decides at steps 0, 2, 4
+  auto at_step1 = trial_with(9, TrialState::Running, {9.0, 9.0});
+  CHECK_FALSE(MedianPruner(every_other).decide(at_step1, completed_curves(5), StudyDirection::Minimize).prune);
+  CHECK(MedianPruner(every_other).decide(bad, completed_curves(5), StudyDirection::Minimize).prune);
+}
+
+TEST_CASE("successive halving promotes the top 1/eta of a rung and records the rung") {
+  SuccessiveHalvingOptions options;
+  options.min_resource = 1;
+  options.reduction_factor = 2;
+  SuccessiveHalvingPruner pruner(options);
+  std::vector<FrozenTrial> trials;
+  for (int i = 0; i < 4; ++i) {
+    FrozenTrial t = trial_with(i, TrialState::Complete, {0.0, 1.0 * i});
+    t.system_attrs["completed_rung_0"] = 1.0 * i;  // rung 0 is at step 1
+    trials.push_back(t);
+  }
+  // Values at rung 0 with the new one: {0,1,2,3,x}; 5/2-1 = 1 -> must be <= second best.
+  auto good = pruner.decide(trial_with(7, TrialState::Running, {0.0, 0.5}), trials, StudyDirection::Minimize);
+  CHECK_FALSE(good.prune);
+  REQUIRE(good.system_attrs.count("completed_rung_0"));
+  CHECK(good.system_attrs["completed_rung_0"].get<double>() == 0.5);
+  auto poor = pruner.decide(trial_with(7, TrialState::Running, {0.0, 2.5}), trials, StudyDirection::Minimize);
+  CHECK(poor.prune);
+  // Before the first rung's step nothing is decided or recorded.
+  auto early = pruner.decide(trial_with(7, TrialState::Running, {99.0}), trials, StudyDirection::Minimize);
+  CHECK_FALSE(early.prune);
+  CHECK(early.system_attrs.empty());
+}
+
+TEST_CASE("pruner options are validated and name the field") {
+  CHECK(make_pruner({{"type", "none"}}, "s.json") == nullptr);
+  CHECK(make_pruner({{"type", "median"}, {"n_warmup_steps", 3}}, "s.json") != nullptr);
+  CHECK_THROWS_WITH(make_pruner({{"type", "median"}, {"interval_steps", 0}}, "s.json"),
+                    Catch::Contains("s.json") && Catch::Contains("pruner.interval_steps"));
+  CHECK_THROWS_WITH(make_pruner({{"type", "hyperband"}}, "s.json"), Catch::Contains("pruner.type"));
+}
