@@ -169,6 +169,11 @@ std::vector<int> Study::recover_stale_trials(double stale_after_s) {
   return failed;
 }
 
+bool Study::timed_out() const {
+  if (!spec_.timeout_s) return false;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - opened_).count() >= *spec_.timeout_s;
+}
+
 std::vector<FrozenTrial> Study::trials() {
   journal_.sync();
   return journal_.trials(study_id_);

@@ -13,6 +13,7 @@
 #include "hpo/sampler.hpp"
 #include "hpo/study_spec.hpp"
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -67,6 +68,8 @@ class Study {
   std::optional<FrozenTrial> best_trial();
   int n_finished();
   bool is_done() { return n_finished() >= spec_.n_trials; }
+  // True once spec.timeout_s has passed since this Study was opened.
+  bool timed_out() const;
 
  private:
   int trial_id_of(int number);
@@ -77,6 +80,7 @@ class Study {
   std::unique_ptr<Pruner> pruner_;
   Journal journal_;
   int study_id_ = 0;
+  std::chrono::steady_clock::time_point opened_ = std::chrono::steady_clock::now();
 };
 
 // Finished trials the study counts toward n_trials (see above).

@@ -1,0 +1,49 @@
+// Latency of one TPE proposal with 10 float params at 100, 1000 and 10,000
+// finished trials: prints median and p95 in milliseconds as JSON lines.
+#include "hpo/sampler_factory.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <random>
+
+using namespace bfhpo;
+
+int main(int argc, char** argv) {
+  const int repeats = argc > 1 ? std::stoi(argv[1]) : 50;
+  nlohmann::json space = nlohmann::json::object();
+  for (int d = 0; d < 10; ++d) space["x" + std::to_string(d)] = {{"type", "float"}, {"low", -5.0}, {"high", 5.0}};
+  hpo::StudySpec spec = hpo::parse_study_spec({{"name", "latency"}, {"search_space", space}}, "bench");
+  auto sampler = hpo::make_sampler(spec);
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> uniform(-5.0, 5.0);
+  for (int n : {100, 1000, 10000}) {
+    std::vector<hpo::FrozenTrial> trials(n);
+    for (int i = 0; i < n; ++i) {
+      auto& t = trials[i];
+      t.number = t.trial_id = i;
+      t.state = hpo::TrialState::Complete;
+      double value = 0;
+      for (const auto& p : spec.search_space.params()) {
+        t.params[p.name] = uniform(rng);
+        t.distributions[p.name] = p.distribution;
+        value += t.params[p.name] * t.params[p.name];
+      }
+      t.value = value;
+    }
+    std::vector<double> ms;
+    for (int r = 0; r < repeats; ++r) {
+      auto start = std::chrono::steady_clock::now();
+      hpo::SampleRequest request{spec.search_space, trials, spec.direction, static_cast<std::uint64_t>(r), {}};
+      volatile double sink = sampler->sample(request).params.begin()->second;
+      (void)sink;
+      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    std::cout << nlohmann::json{{"engine", "bfhpo"}, {"n_trials", n}, {"median_ms", ms[ms.size() / 2]},
+                                {"p95_ms", ms[std::min(ms.size() - 1, ms.size() * 95 / 100)]}}.dump()
+              << std::endl;
+  }
+}

@@ -1,0 +1,39 @@
+#include "cli/command.hpp"
+#include "common/user_error.hpp"
+#include "hpo/sampler_factory.hpp"
+#include "hpo/study.hpp"
+#include "hpo/study_report.hpp"
+
+#include <fstream>
+#include <iostream>
+
+namespace bfhpo::cli {
+
+int run_export(const std::vector<std::string>& args) {
+  namespace po = boost::program_options;
+  po::options_description options("bfhpo export");
+  options.add_options()("best", "export the best trial (json)")(
+      "format", po::value<std::string>()->default_value("json"), "json (best params) or csv (every trial)")(
+      "output,o", po::value<std::string>(), "write to this file instead of stdout");
+  po::variables_map vm;
+  if (!parse_verb_args("export", "STUDY.json --best [--format json|csv] [-o FILE]", options, args, vm)) return 0;
+  const std::string format = vm["format"].as<std::string>();
+  if (format != "json" && format != "csv")
+    throw UserError("bfhpo export: --format '" + format + "' is unknown. Fix: use json or csv");
+
+  hpo::StudySpec spec = hpo::load_study_spec(vm["study"].as<std::string>());
+  hpo::Study study(spec, hpo::make_sampler(spec), hpo::Study::Open::MustExist);
+  const auto trials = study.trials();
+  const std::string text =
+      format == "csv" ? hpo::trials_csv(spec, trials) : hpo::best_trial_json(spec, trials).dump(2) + "\n";
+  if (!vm.count("output")) {
+    std::cout << text;
+    return 0;
+  }
+  const std::string path = vm["output"].as<std::string>();
+  std::ofstream out(path);
+  if (!(out << text)) throw UserError::at(path, "", "cannot write the export", "check the folder exists and is writable");
+  return 0;
+}
+
+}  // namespace bfhpo::cli

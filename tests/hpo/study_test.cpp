@@ -1,0 +1,178 @@
+#include "common/user_error.hpp"
+#include "hpo/sampler_factory.hpp"
+#include "hpo/study.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <thread>
+
+#include <unistd.h>
+
+using namespace bfhpo::hpo;
+using nlohmann::json;
+
+namespace {
+
+struct ScratchStudy {
+  std::filesystem::path dir;
+  explicit ScratchStudy(const std::string& tag) {
+    dir = std::filesystem::temp_directory_path() / ("bfhpo_study_test_" + tag + "_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+  }
+  ~ScratchStudy() { std::filesystem::remove_all(dir); }
+
+  StudySpec spec(int n_trials = 20, const std::string& sampler = "tpe", std::uint64_t seed = 3) const {
+    json document = json::parse(R"({
+      "name": "unit", "direction": "minimize",
+      "search_space": {
+        "x":    {"type": "float", "low": -3, "high": 3},
+        "kind": {"type": "categorical", "choices": ["a", "b"]},
+        "k":    {"type": "int", "low": 1, "high": 5, "when": {"kind": "b"}}}})");
+    document["n_trials"] = n_trials;
+    document["seed"] = seed;
+    document["sampler"] = {{"type", sampler}};
+    return parse_study_spec(document, dir / "study.json");
+  }
+};
+
+Study open(const StudySpec& spec) { return Study(spec, make_sampler(spec)); }
+
+double objective(const Params& p) { return p.at("x") * p.at("x") + (p.count("k") ? p.at("k") : 3.0); }
+
+}  // namespace
+
+TEST_CASE("a study resumed from its journal has the same trials and stops at n_trials in total") {
+  ScratchStudy scratch("resume");
+  StudySpec spec = scratch.spec(5);
+  std::vector<FrozenTrial> before;
+  {
+    Study study = open(spec);
+    for (int i = 0; i < 3; ++i) {
+      AskedTrial t = study.ask();
+      CHECK(spec.search_space.is_valid_assignment(t.params));
+      study.report(t.number, 1, 10.0 + i);
+      study.tell(t.number, TrialState::Complete, objective(t.params));
+    }
+    before = study.trials();
+  }
+  Study resumed = open(spec);
+  std::vector<FrozenTrial> after = resumed.trials();
+  REQUIRE(after.size() == before.size());
+  for (std::size_t i = 0; i < after.size(); ++i) {
+    CHECK(after[i].params == before[i].params);
+    CHECK(after[i].value == before[i].value);
+    CHECK(after[i].intermediate_values == before[i].intermediate_values);
+    CHECK(after[i].state == TrialState::Complete);
+  }
+  CHECK(resumed.n_finished() == 3);
+  CHECK_FALSE(resumed.is_done());
+  for (int i = 0; i < 2; ++i) {
+    AskedTrial t = resumed.ask();
+    resumed.tell(t.number, TrialState::Complete, objective(t.params));
+  }
+  CHECK(resumed.is_done());
+  CHECK(resumed.best_trial()->value == best_of(resumed.trials(), StudyDirection::Minimize)->value);
+}
+
+TEST_CASE("enqueued params are served first, then the sampler takes over") {
+  ScratchStudy scratch("enqueue");
+  Study study = open(scratch.spec());
+  Params fixed{{"x", 1.25}, {"kind", 1}, {"k", 4}};
+  int number = study.enqueue(fixed);
+  AskedTrial first = study.ask();
+  CHECK(first.from_queue);
+  CHECK(first.number == number);
+  CHECK(first.params == fixed);
+  CHECK(study.trial(first.number).state == TrialState::Running);
+  AskedTrial second = study.ask();
+  CHECK_FALSE(second.from_queue);
+  CHECK(second.number == number + 1);
+}
+
+TEST_CASE("tell refuses unknown and finished trials without writing") {
+  ScratchStudy scratch("tell");
+  Study study = open(scratch.spec());
+  AskedTrial t = study.ask();
+  study.tell(t.number, TrialState::Complete, 1.0);
+  auto size = std::filesystem::file_size(study.spec().storage);
+  CHECK_THROWS_AS(study.tell(t.number, TrialState::Complete, 2.0), bfhpo::UserError);
+  CHECK_THROWS_AS(study.tell(42, TrialState::Fail), bfhpo::UserError);
+  CHECK(std::filesystem::file_size(study.spec().storage) == size);
+  CHECK(study.trial(t.number).value == 1.0);
+}
+
+TEST_CASE("a stale RUNNING trial becomes FAIL and is re-queued with the same params") {
+  ScratchStudy scratch("stale");
+  StudySpec spec = scratch.spec(2);
+  Study study = open(spec);
+  AskedTrial crashed = study.ask();
+  study.journal().set_trial_system_attr(crashed.trial_id, kHeartbeatAttr, unix_seconds_now() - 600);
+  AskedTrial alive = study.ask();  // fresh heartbeat: must survive recovery
+
+  Study other_worker = open(spec);
+  std::vector<int> failed = other_worker.recover_stale_trials(60);
+  REQUIRE(failed == std::vector<int>{crashed.number});
+  CHECK(study.trial(crashed.number).state == TrialState::Fail);
+  CHECK(study.trial(alive.number).state == TrialState::Running);
+  CHECK(other_worker.recover_stale_trials(60).empty());  // already recovered
+  CHECK(study.n_finished() == 0);                         // a re-queued FAIL does not count
+
+  AskedTrial retry = other_worker.ask();
+  CHECK(retry.from_queue);
+  CHECK(retry.params == crashed.params);
+  other_worker.tell(retry.number, TrialState::Complete, 1.0);
+  study.tell(alive.number, TrialState::Complete, 2.0);
+  CHECK(study.is_done());
+}
+
+TEST_CASE("one seed, one worker: the same sequence; two workers on one journal: different trials") {
+  ScratchStudy a("seed_a"), b("seed_b"), shared("seed_shared");
+  for (const char* sampler : {"random", "tpe"}) {
+    Study first = open(a.spec(30, sampler));
+    Study second = open(b.spec(30, sampler));
+    for (int i = 0; i < 14; ++i) {  // past TPE's 10 startup trials
+      AskedTrial x = first.ask(), y = second.ask();
+      CHECK(x.params == y.params);
+      first.tell(x.number, TrialState::Complete, objective(x.params));
+      second.tell(y.number, TrialState::Complete, objective(y.params));
+    }
+    std::filesystem::remove(a.spec().storage);
+    std::filesystem::remove(b.spec().storage);
+  }
+  StudySpec spec = shared.spec(30, "tpe");
+  Study w1 = open(spec), w2 = open(spec);
+  for (int i = 0; i < 5; ++i) {
+    AskedTrial x = w1.ask(), y = w2.ask();
+    CHECK(x.number != y.number);
+    CHECK(x.params != y.params);
+    w1.tell(x.number, TrialState::Complete, objective(x.params));
+    w2.tell(y.number, TrialState::Complete, objective(y.params));
+  }
+  CHECK(w1.n_finished() == 10);
+}
+
+TEST_CASE("opening: a journal of another study or a missing journal is a UserError and writes nothing") {
+  ScratchStudy scratch("open");
+  StudySpec spec = scratch.spec();
+  CHECK_THROWS_AS(Study(spec, make_sampler(spec), Study::Open::MustExist), bfhpo::UserError);
+  CHECK_FALSE(std::filesystem::exists(spec.storage));
+  { open(spec).ask(); }
+  StudySpec other = spec;
+  other.name = "someone-else";
+  auto size = std::filesystem::file_size(spec.storage);
+  CHECK_THROWS_WITH(open(other), Catch::Contains("holds study 'unit'"));
+  CHECK(std::filesystem::file_size(spec.storage) == size);
+}
+
+TEST_CASE("the timeout is measured from opening the study") {
+  ScratchStudy scratch("timeout");
+  StudySpec spec = scratch.spec();
+  CHECK_FALSE(open(spec).timed_out());
+  spec.timeout_s = 0.05;
+  Study study = open(spec);
+  CHECK_FALSE(study.timed_out());
+  std::this_thread::sleep_for(std::chrono::milliseconds(80));
+  CHECK(study.timed_out());
+}
