@@ -3,18 +3,9 @@
 #include <random>
 #include <stdexcept>
 
+#include "models/simulators/seed_mix.hpp"
+
 namespace bfhpo::models {
-namespace {
-
-// A per-batch seed that mixes the study seed and the batch index (splitmix64).
-uint64_t mix(uint64_t seed, uint64_t index) {
-  uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (index + 1);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
-}  // namespace
 
 IrtSimulator::IrtSimulator(IrtRanges ranges, uint64_t seed, torch::Device device)
     : ranges_(ranges), seed_(seed), device_(device) {
@@ -24,7 +15,7 @@ IrtSimulator::IrtSimulator(IrtRanges ranges, uint64_t seed, torch::Device device
 }
 
 IrtBatch IrtSimulator::sample(int64_t batch_size, uint64_t batch_index) const {
-  std::mt19937_64 shape_rng(mix(seed_, batch_index) ^ 0x5DEECE66DULL);
+  std::mt19937_64 shape_rng(mix_seed(seed_, batch_index) ^ 0x5DEECE66DULL);
   std::uniform_int_distribution<int64_t> items(ranges_.min_items, ranges_.max_items);
   std::uniform_int_distribution<int64_t> persons(ranges_.min_persons, ranges_.max_persons);
   const int64_t n_items = items(shape_rng);
@@ -35,7 +26,7 @@ IrtBatch IrtSimulator::sample(int64_t batch_size, uint64_t batch_index) const {
 IrtBatch IrtSimulator::sample_shape(int64_t batch_size, int64_t n_items,
                                     int64_t n_persons, uint64_t batch_index) const {
   torch::NoGradGuard no_grad;
-  auto gen = torch::make_generator<torch::CPUGeneratorImpl>(mix(seed_, batch_index));
+  auto gen = torch::make_generator<torch::CPUGeneratorImpl>(mix_seed(seed_, batch_index));
   auto opts = torch::TensorOptions().dtype(torch::kFloat32);
   // Draw on CPU with an explicit generator so a batch is identical on every
   // device and run, then move it to the training device.
