@@ -1,0 +1,54 @@
+// Building blocks as TORCH_MODULEs.
+// Mlp: Linear layers of the given widths with an activation and dropout
+// between hidden layers; with `residual`, a hidden layer whose input and
+// output widths match adds its input. The last layer is linear.
+// RunningStandardization: per-feature Welford mean/variance over every row
+// seen in training mode (frozen in eval mode); forward maps x to
+// (x - mean) / std, inverse maps back; log_det_jacobian = -sum(log std).
+#pragma once
+
+#include <vector>
+
+#include <torch/torch.h>
+
+namespace bfhpo::models {
+
+enum class Activation { relu, silu, gelu };
+
+struct MlpOptions {
+  int64_t in_dim = 1;
+  std::vector<int64_t> widths;  // hidden widths, then the output width last
+  Activation activation = Activation::silu;
+  double dropout = 0.0;
+  bool residual = false;
+};
+
+class MlpImpl : public torch::nn::Module {
+ public:
+  explicit MlpImpl(MlpOptions options);
+  torch::Tensor forward(torch::Tensor x);
+
+ private:
+  MlpOptions options_;
+  std::vector<torch::nn::Linear> layers_;
+  torch::nn::Dropout dropout_{nullptr};
+};
+TORCH_MODULE(Mlp);
+
+class RunningStandardizationImpl : public torch::nn::Module {
+ public:
+  explicit RunningStandardizationImpl(int64_t dim, double epsilon = 1e-6);
+  // x: [..., dim]; updates the statistics first when training.
+  torch::Tensor forward(torch::Tensor x);
+  torch::Tensor inverse(const torch::Tensor& z) const;
+  torch::Tensor log_det_jacobian() const;
+  torch::Tensor mean() const { return mean_; }
+  torch::Tensor std() const;
+
+ private:
+  double epsilon_;
+  torch::Tensor count_, mean_, m2_;
+};
+TORCH_MODULE(RunningStandardization);
+
+}  // namespace bfhpo::models
