@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <set>
 
 namespace bfhpo::hpo {
 namespace {
@@ -22,9 +23,15 @@ double unix_seconds_now() {
   return duration<double>(system_clock::now().time_since_epoch()).count();
 }
 
-bool counts_as_finished(const FrozenTrial& trial) {
-  if (trial.state == TrialState::Complete || trial.state == TrialState::Pruned) return true;
-  return trial.state == TrialState::Fail && !trial.system_attrs.contains(kRequeuedAsAttr);
+int count_finished(const std::vector<FrozenTrial>& trials) {
+  std::set<int> requeued;
+  for (const auto& t : trials)
+    if (t.system_attrs.contains(kRequeuedFromAttr)) requeued.insert(t.system_attrs[kRequeuedFromAttr].get<int>());
+  int n = 0;
+  for (const auto& t : trials)
+    n += t.state == TrialState::Complete || t.state == TrialState::Pruned ||
+         (t.state == TrialState::Fail && !requeued.count(t.number));
+  return n;
 }
 
 std::optional<FrozenTrial> best_of(const std::vector<FrozenTrial>& trials, StudyDirection direction) {
@@ -124,7 +131,13 @@ void Study::tell(int number, TrialState state, std::optional<double> value, cons
 }
 
 void Study::report(int number, int step, double value) {
-  journal_.set_trial_intermediate_value(trial_id_of(number), step, value);
+  const int id = trial_id_of(number);
+  if (journal_.trial(id).state != TrialState::Running)
+    throw UserError::at(spec_.storage.string(), "trial",
+                        "trial " + std::to_string(number) + " is " + to_string(journal_.trial(id).state) +
+                            ", not RUNNING; it takes no more reports",
+                        "report only trials that are running");
+  journal_.set_trial_intermediate_value(id, step, value);
 }
 
 bool Study::should_prune(int number) {
@@ -162,8 +175,7 @@ std::vector<int> Study::recover_stale_trials(double stale_after_s) {
     copy.params = t.params;
     copy.distributions = t.distributions;
     copy.system_attrs[kRequeuedFromAttr] = t.number;
-    int requeued = journal_.trial(journal_.create_trial(study_id_, &copy)).number;
-    journal_.set_trial_system_attr(t.trial_id, kRequeuedAsAttr, requeued);
+    journal_.create_trial(study_id_, &copy);
     failed.push_back(t.number);
   }
   return failed;
@@ -181,10 +193,6 @@ std::vector<FrozenTrial> Study::trials() {
 
 std::optional<FrozenTrial> Study::best_trial() { return best_of(trials(), spec_.direction); }
 
-int Study::n_finished() {
-  int n = 0;
-  for (const auto& t : trials()) n += counts_as_finished(t);
-  return n;
-}
+int Study::n_finished() { return count_finished(trials()); }
 
 }  // namespace bfhpo::hpo

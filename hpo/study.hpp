@@ -24,8 +24,7 @@ namespace bfhpo::hpo {
 // System attribute names bfhpo records on trials.
 inline constexpr const char* kHeartbeatAttr = "bfhpo:heartbeat";      // unix seconds of the last sign of life
 inline constexpr const char* kFailReasonAttr = "bfhpo:fail_reason";   // why a trial is FAIL / PRUNED
-inline constexpr const char* kRequeuedAsAttr = "bfhpo:requeued_as";   // number of the WAITING copy
-inline constexpr const char* kRequeuedFromAttr = "bfhpo:requeued_from";
+inline constexpr const char* kRequeuedFromAttr = "bfhpo:requeued_from";  // on a WAITING copy: the FAIL trial's number
 
 struct AskedTrial {
   int number = 0;
@@ -84,7 +83,7 @@ class Study {
 };
 
 // Finished trials the study counts toward n_trials (see above).
-bool counts_as_finished(const FrozenTrial& trial);
+int count_finished(const std::vector<FrozenTrial>& trials);
 // The best COMPLETE trial of `trials` for `direction`, if any.
 std::optional<FrozenTrial> best_of(const std::vector<FrozenTrial>& trials, StudyDirection direction);
 double unix_seconds_now();

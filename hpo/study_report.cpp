@@ -43,11 +43,10 @@ json study_status_json(const StudySpec& spec, const std::vector<FrozenTrial>& tr
   json counts = json::object();
   for (TrialState s : {TrialState::Running, TrialState::Complete, TrialState::Pruned, TrialState::Fail, TrialState::Waiting})
     counts[to_string(s)] = 0;
-  int finished = 0;
+  const int finished = count_finished(trials);
   json rows = json::array();
   for (const auto& t : trials) {
     counts[to_string(t.state)] = counts[to_string(t.state)].get<int>() + 1;
-    finished += counts_as_finished(t);
     rows.push_back({{"number", t.number},
                     {"state", to_string(t.state)},
                     {"value", t.value ? json(*t.value) : json(nullptr)},

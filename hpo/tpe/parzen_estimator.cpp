@@ -1,0 +1,166 @@
+#include "hpo/tpe/parzen_estimator.hpp"
+
+#include "hpo/tpe/truncated_normal.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace bfhpo::hpo::tpe {
+namespace {
+
+constexpr double kSigma0Magnitude = 0.2;
+constexpr double kEps = 1e-12;
+
+// Bandwidths from neighbour gaps (univariate TPE): the larger gap to either
+// neighbour, the endpoints standing in for neighbours.
+Eigen::ArrayXd neighbour_gap_sigmas(const Eigen::ArrayXd& mus, double low, double high, bool consider_endpoints) {
+  const Eigen::Index n = mus.size();
+  std::vector<Eigen::Index> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](Eigen::Index a, Eigen::Index b) { return mus[a] < mus[b]; });
+  std::vector<double> padded{low};
+  for (auto i : order) padded.push_back(mus[i]);
+  padded.push_back(high);
+  std::vector<double> sorted_sigmas(n);
+  for (Eigen::Index i = 0; i < n; ++i)
+    sorted_sigmas[i] = std::max(padded[i + 1] - padded[i], padded[i + 2] - padded[i + 1]);
+  if (!consider_endpoints && padded.size() >= 4) {
+    sorted_sigmas.front() = padded[2] - padded[1];
+    sorted_sigmas.back() = padded[padded.size() - 2] - padded[padded.size() - 3];
+  }
+  Eigen::ArrayXd sigmas(n);
+  for (Eigen::Index i = 0; i < n; ++i) sigmas[order[i]] = sorted_sigmas[i];
+  return sigmas;
+}
+
+}  // namespace
+
+double ParzenEstimator::to_transformed(const Dim& dim, double internal) const {
+  return dim.log ? std::log(internal) : internal;
+}
+
+double ParzenEstimator::from_transformed(const Dim& dim, double x) const {
+  double v = dim.log ? std::exp(x) : x;
+  if (dim.log && dim.integer) v = std::round(v);
+  if (dim.step > 0) v = std::round((v - dim.value_low) / dim.step) * dim.step + dim.value_low;
+  return std::clamp(v, dim.value_low, dim.value_high);
+}
+
+ParzenEstimator::ParzenEstimator(const std::vector<Distribution>& dims, const Eigen::ArrayXXd& observations,
+                                 const Eigen::ArrayXd& weights, const ParzenOptions& options) {
+  const Eigen::Index n = observations.rows();
+  const Eigen::Index kernels = n + 1;  // the prior kernel is last
+  const double sigma0 =
+      kSigma0Magnitude * std::pow(static_cast<double>(std::max<Eigen::Index>(n, 1)), -1.0 / (dims.size() + 4));
+
+  Eigen::ArrayXd w(kernels);
+  w.head(n) = weights;
+  w[n] = options.prior_weight;
+  w /= w.sum();
+  log_weights_ = w.log();
+  cumulative_weights_.resize(kernels);
+  std::partial_sum(w.begin(), w.end(), cumulative_weights_.begin());
+
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    Dim dim;
+    const Eigen::ArrayXd column = observations.col(static_cast<Eigen::Index>(d));
+    if (const auto* c = std::get_if<CategoricalDistribution>(&dims[d])) {
+      dim.categorical = true;
+      const Eigen::Index k = static_cast<Eigen::Index>(c->choices.size());
+      Eigen::ArrayXXd p = Eigen::ArrayXXd::Constant(kernels, k, options.prior_weight / static_cast<double>(kernels));
+      for (Eigen::Index i = 0; i < n; ++i) p(i, static_cast<Eigen::Index>(column[i])) += 1.0;
+      p.colwise() /= p.rowwise().sum();
+      dim.choice_log_probs = p.log();
+      dims_.push_back(std::move(dim));
+      continue;
+    }
+    if (const auto* f = std::get_if<FloatDistribution>(&dims[d])) {
+      dim.value_low = f->low;
+      dim.value_high = f->high;
+      dim.log = f->log;
+      dim.step = f->step.value_or(0.0);
+      dim.low = f->log ? std::log(f->low) : f->low - 0.5 * dim.step;
+      dim.high = f->log ? std::log(f->high) : f->high + 0.5 * dim.step;
+    } else {
+      const auto& i = std::get<IntDistribution>(dims[d]);
+      dim.integer = true;
+      dim.value_low = static_cast<double>(i.low);
+      dim.value_high = static_cast<double>(i.high);
+      dim.log = i.log;
+      dim.step = i.log ? 0.0 : static_cast<double>(i.step);
+      dim.low = i.log ? std::log(i.low - 0.5) : i.low - 0.5 * dim.step;
+      dim.high = i.log ? std::log(i.high + 0.5) : i.high + 0.5 * dim.step;
+    }
+    const double range = dim.high - dim.low;
+    dim.mus.resize(kernels);
+    for (Eigen::Index i = 0; i < n; ++i) dim.mus[i] = to_transformed(dim, column[i]);
+    dim.mus[n] = 0.5 * (dim.low + dim.high);
+    dim.sigmas = options.multivariate ? Eigen::ArrayXd::Constant(kernels, sigma0 * range)
+                                      : neighbour_gap_sigmas(dim.mus, dim.low, dim.high, options.consider_endpoints);
+    const double min_sigma =
+        options.consider_magic_clip ? range / std::min(100.0, 1.0 + static_cast<double>(kernels)) : kEps;
+    dim.sigmas = dim.sigmas.max(min_sigma).min(range);
+    dim.sigmas[n] = range;
+    dim.log_norm.resize(kernels);
+    for (Eigen::Index k = 0; k < kernels; ++k)
+      dim.log_norm[k] = log_gauss_mass((dim.low - dim.mus[k]) / dim.sigmas[k], (dim.high - dim.mus[k]) / dim.sigmas[k]);
+    dims_.push_back(std::move(dim));
+  }
+}
+
+Eigen::ArrayXXd ParzenEstimator::sample(int n, std::mt19937_64& rng) const {
+  Eigen::ArrayXXd out(n, static_cast<Eigen::Index>(dims_.size()));
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  for (int row = 0; row < n; ++row) {
+    const double u = uniform(rng) * cumulative_weights_[cumulative_weights_.size() - 1];
+    Eigen::Index k = std::lower_bound(cumulative_weights_.begin(), cumulative_weights_.end(), u) -
+                     cumulative_weights_.begin();
+    k = std::min<Eigen::Index>(k, cumulative_weights_.size() - 1);
+    for (std::size_t d = 0; d < dims_.size(); ++d) {
+      const Dim& dim = dims_[d];
+      if (dim.categorical) {
+        const Eigen::ArrayXd p = dim.choice_log_probs.row(k).exp();
+        std::discrete_distribution<int> pick(p.data(), p.data() + p.size());
+        out(row, static_cast<Eigen::Index>(d)) = pick(rng);
+      } else {
+        out(row, static_cast<Eigen::Index>(d)) =
+            from_transformed(dim, truncnorm_sample(dim.mus[k], dim.sigmas[k], dim.low, dim.high, rng));
+      }
+    }
+  }
+  return out;
+}
+
+Eigen::ArrayXd ParzenEstimator::log_pdf(const Eigen::ArrayXXd& points) const {
+  const Eigen::Index n = points.rows(), kernels = log_weights_.size();
+  Eigen::ArrayXXd total = log_weights_.transpose().replicate(n, 1);  // n x kernels
+  for (std::size_t d = 0; d < dims_.size(); ++d) {
+    const Dim& dim = dims_[d];
+    const Eigen::ArrayXd x = points.col(static_cast<Eigen::Index>(d));
+    if (dim.categorical) {
+      for (Eigen::Index i = 0; i < n; ++i)
+        total.row(i) += dim.choice_log_probs.col(static_cast<Eigen::Index>(x[i])).transpose();
+      continue;
+    }
+    Eigen::ArrayXd tx(n);
+    for (Eigen::Index i = 0; i < n; ++i) tx[i] = to_transformed(dim, x[i]);
+    const Eigen::ArrayXXd mu = dim.mus.transpose().replicate(n, 1);
+    const Eigen::ArrayXXd sigma = dim.sigmas.transpose().replicate(n, 1);
+    const Eigen::ArrayXXd norm = dim.log_norm.transpose().replicate(n, 1);
+    if (dim.step == 0) {
+      const Eigen::ArrayXXd z = (tx.replicate(1, kernels) - mu) / sigma;
+      total += -0.5 * z.square() - sigma.log() - 0.5 * std::log(2 * M_PI) - norm;
+    } else {
+      for (Eigen::Index i = 0; i < n; ++i)
+        for (Eigen::Index k = 0; k < kernels; ++k)
+          total(i, k) += log_gauss_mass((tx[i] - 0.5 * dim.step - dim.mus[k]) / dim.sigmas[k],
+                                        (tx[i] + 0.5 * dim.step - dim.mus[k]) / dim.sigmas[k]) -
+                         dim.log_norm[k];
+    }
+  }
+  const Eigen::ArrayXd max = total.rowwise().maxCoeff();
+  return max + (total.colwise() - max).exp().rowwise().sum().log();
+}
+
+}  // namespace bfhpo::hpo::tpe

@@ -1,0 +1,154 @@
+#include "hpo/tpe/tpe_sampler.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <tuple>
+
+namespace bfhpo::hpo {
+namespace {
+
+using Group = std::vector<const ParamSpec*>;
+
+// Parameters with the same chain of conditions exist together.
+std::string condition_key(const SearchSpace& space, const ParamSpec& spec) {
+  if (!spec.condition) return "";
+  const ParamSpec* parent = space.find(spec.condition->parent);
+  return condition_key(space, *parent) + "/" + spec.condition->parent + "=" + nlohmann::json(spec.condition->values).dump();
+}
+
+std::vector<Group> decompose(const SearchSpace& space, bool group) {
+  std::vector<Group> groups;
+  std::map<std::string, std::size_t> index;
+  for (const auto& spec : space.params()) {
+    const std::string key = group ? condition_key(space, spec) : spec.name;
+    auto it = index.find(key);
+    if (it == index.end()) {
+      index[key] = groups.size();
+      groups.push_back({&spec});
+    } else {
+      groups[it->second].push_back(&spec);
+    }
+  }
+  return groups;
+}
+
+struct Ranked {
+  const FrozenTrial* trial;
+  std::tuple<int, double, double> key;  // smaller is better
+};
+
+}  // namespace
+
+int tpe_gamma(int n) { return std::min(static_cast<int>(std::ceil(0.1 * n)), 25); }
+
+Eigen::ArrayXd tpe_default_weights(int n) {
+  if (n <= 0) return Eigen::ArrayXd();
+  if (n < 25) return Eigen::ArrayXd::Ones(n);
+  Eigen::ArrayXd w(n);
+  w.head(n - 25) = Eigen::ArrayXd::LinSpaced(n - 25, 1.0 / n, 1.0);
+  w.tail(25) = 1.0;
+  return w;
+}
+
+Proposal TpeSampler::sample(const SampleRequest& request) {
+  std::mt19937_64 rng(request.rng_seed);
+  int finished = 0;
+  for (const auto& t : request.trials)
+    finished += t.state == TrialState::Complete || t.state == TrialState::Pruned;
+  if (finished < options_.n_startup_trials) {
+    Proposal p = RandomSampler::draw_feasible(request, rng);
+    if (p.note.empty()) p.note = "startup random";
+    return p;
+  }
+
+  const double sign = request.direction == StudyDirection::Maximize ? -1.0 : 1.0;
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<Ranked> ranked;
+  for (const auto& t : request.trials) {
+    if (t.state == TrialState::Complete && t.value && !std::isnan(*t.value)) {
+      ranked.push_back({&t, {0, sign * *t.value, 0.0}});
+    } else if (t.state == TrialState::Pruned) {
+      if (t.intermediate_values.empty()) ranked.push_back({&t, {1, inf, 0.0}});
+      else {
+        auto last = t.intermediate_values.rbegin();
+        double v = std::isnan(last->second) ? inf : sign * last->second;
+        ranked.push_back({&t, {1, -static_cast<double>(last->first), v}});
+      }
+    } else if (t.state == TrialState::Running && options_.constant_liar && !t.params.empty()) {
+      ranked.push_back({&t, {2, 0.0, 0.0}});
+    }
+  }
+
+  const int n_candidates = options_.n_ei_candidates;
+  std::vector<Params> candidates(n_candidates);
+  Eigen::ArrayXd scores = Eigen::ArrayXd::Zero(n_candidates);
+  std::vector<std::vector<double>> group_scores;  // per group, per candidate
+  std::vector<Group> groups = decompose(request.space, options_.group);
+  tpe::ParzenOptions parzen{options_.multivariate, options_.consider_magic_clip, options_.consider_endpoints,
+                            options_.prior_weight};
+
+  for (const Group& group : groups) {
+    std::vector<Ranked> observed;
+    for (const auto& r : ranked) {
+      bool has_all = std::all_of(group.begin(), group.end(), [&](const ParamSpec* p) { return r.trial->params.count(p->name); });
+      if (has_all) observed.push_back(r);
+    }
+    std::stable_sort(observed.begin(), observed.end(), [](const Ranked& a, const Ranked& b) { return a.key < b.key; });
+    const int n = static_cast<int>(observed.size());
+    const int n_below = tpe_gamma(n);
+    auto fit = [&](int from, int to) {
+      std::vector<const FrozenTrial*> part;
+      for (int i = from; i < to; ++i) part.push_back(observed[i].trial);
+      std::sort(part.begin(), part.end(), [](const FrozenTrial* a, const FrozenTrial* b) { return a->number < b->number; });
+      Eigen::ArrayXXd obs(static_cast<Eigen::Index>(part.size()), static_cast<Eigen::Index>(group.size()));
+      for (std::size_t i = 0; i < part.size(); ++i)
+        for (std::size_t d = 0; d < group.size(); ++d) obs(i, d) = part[i]->params.at(group[d]->name);
+      std::vector<Distribution> dims;
+      for (const ParamSpec* p : group) dims.push_back(p->distribution);
+      return tpe::ParzenEstimator(dims, obs, tpe_default_weights(static_cast<int>(part.size())), parzen);
+    };
+    const tpe::ParzenEstimator below = fit(0, n_below);
+    const tpe::ParzenEstimator above = fit(n_below, n);
+    const Eigen::ArrayXXd drawn = below.sample(n_candidates, rng);
+    const Eigen::ArrayXd score = below.log_pdf(drawn) - above.log_pdf(drawn);
+    group_scores.emplace_back(score.data(), score.data() + score.size());
+    for (int c = 0; c < n_candidates; ++c)
+      for (std::size_t d = 0; d < group.size(); ++d) candidates[c][group[d]->name] = drawn(c, d);
+  }
+
+  // Keep only the parameters each candidate activates; score the active groups.
+  for (int c = 0; c < n_candidates; ++c) {
+    Params active;
+    for (const auto& spec : request.space.params())
+      if (request.space.is_active(spec, active)) active[spec.name] = candidates[c].at(spec.name);
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      if (active.count(groups[g].front()->name)) scores[c] += group_scores[g][c];
+    candidates[c] = std::move(active);
+  }
+
+  int best = -1;
+  for (int c = 0; c < n_candidates; ++c) {
+    if (request.feasible && !request.feasible(candidates[c])) continue;
+    if (best < 0 || scores[c] > scores[best]) best = c;
+  }
+  if (best >= 0) {
+    Proposal p;
+    p.params = candidates[best];
+    p.note = "tpe";
+    return p;
+  }
+  Proposal fallback = RandomSampler::draw_feasible(request, rng);
+  fallback.all_candidates_vetoed = true;
+  if (!fallback.feasible) {
+    Eigen::Index top;
+    scores.maxCoeff(&top);
+    fallback.params = candidates[top];
+  }
+  fallback.note = "all " + std::to_string(n_candidates) + " TPE candidates were infeasible; " +
+                  (fallback.feasible ? "a feasible random draw" : "no feasible draw found either");
+  return fallback;
+}
+
+}  // namespace bfhpo::hpo

@@ -1,0 +1,40 @@
+#include "hpo/tpe/truncated_normal.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace bfhpo::hpo::tpe {
+namespace {
+constexpr double kLogTiny = -745.0;  // log of the smallest positive double
+}
+
+double log_gauss_mass(double a, double b) {
+  // Work in the tail where erfc keeps its precision.
+  if (a > 0) return log_gauss_mass(-b, -a);
+  const double sqrt_half = std::sqrt(0.5);
+  double mass;
+  if (b <= 0) mass = 0.5 * (std::erfc(-b * sqrt_half) - std::erfc(-a * sqrt_half));  // both left of 0
+  else mass = 1.0 - 0.5 * std::erfc(-a * sqrt_half) - 0.5 * std::erfc(b * sqrt_half);  // straddles 0
+  return mass > 0 ? std::log(mass) : kLogTiny;
+}
+
+double truncnorm_log_pdf(double x, double mu, double sigma, double low, double high) {
+  if (x < low || x > high) return -std::numeric_limits<double>::infinity();
+  const double z = (x - mu) / sigma;
+  return -0.5 * z * z - std::log(sigma) - 0.5 * std::log(2 * M_PI) -
+         log_gauss_mass((low - mu) / sigma, (high - mu) / sigma);
+}
+
+double truncnorm_sample(double mu, double sigma, double low, double high, std::mt19937_64& rng) {
+  // Rejection from the untruncated normal; TPE's bandwidths are at most the
+  // range, so at least a third of the draws land in it. Uniform if unlucky.
+  std::normal_distribution<double> normal(mu, sigma);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    double x = normal(rng);
+    if (x >= low && x <= high) return x;
+  }
+  return std::uniform_real_distribution<double>(low, high)(rng);
+}
+
+}  // namespace bfhpo::hpo::tpe
