@@ -1,0 +1,164 @@
+#include "common/user_error.hpp"
+#include "hpo/journal.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <unistd.h>
+
+using namespace bfhpo::hpo;
+
+namespace {
+
+struct ScratchJournal {
+  std::filesystem::path path;
+  explicit ScratchJournal(const std::string& tag)
+      : path(std::filesystem::temp_directory_path() / ("bfhpo_journal_" + tag + "_" + std::to_string(::getpid()))) {
+    std::filesystem::remove(path);
+  }
+  ~ScratchJournal() { std::filesystem::remove(path); }
+  std::string text() const {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  void append_raw(const std::string& bytes) const { std::ofstream(path, std::ios::app) << bytes; }
+};
+
+const Distribution kX = FloatDistribution{-1.0, 1.0, false, std::nullopt};
+
+void check_same(const std::vector<FrozenTrial>& a, const std::vector<FrozenTrial>& b) {
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].number == b[i].number);
+    CHECK(a[i].state == b[i].state);
+    CHECK(a[i].params == b[i].params);
+    CHECK(a[i].intermediate_values.size() == b[i].intermediate_values.size());
+    CHECK(a[i].user_attrs == b[i].user_attrs);
+    CHECK(a[i].system_attrs == b[i].system_attrs);
+    CHECK((a[i].value.has_value() == b[i].value.has_value()));
+    if (a[i].value && b[i].value && !std::isnan(*a[i].value)) CHECK(*a[i].value == *b[i].value);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("replaying a journal gives the writer's in-memory state, for random sequences of operations") {
+  for (unsigned seed = 0; seed < 5; ++seed) {
+    ScratchJournal scratch("replay" + std::to_string(seed));
+    Journal writer(scratch.path);
+    int study = writer.get_or_create_study("s", StudyDirection::Minimize);
+    std::mt19937 rng(seed);
+    std::vector<int> open;
+    for (int op = 0; op < 200; ++op) {
+      int kind = static_cast<int>(rng() % 6);
+      if (open.empty() || kind == 0) {
+        open.push_back(writer.create_trial(study));
+        continue;
+      }
+      int id = open[rng() % open.size()];
+      double v = std::uniform_real_distribution<double>(-1, 1)(rng);
+      if (kind == 1) writer.set_trial_param(id, "x" + std::to_string(rng() % 3), v, kX);
+      if (kind == 2) writer.set_trial_intermediate_value(id, static_cast<int>(rng() % 10), rng() % 7 ? v : NAN);
+      if (kind == 3) writer.set_trial_user_attr(id, "u", v);
+      if (kind == 4) writer.set_trial_system_attr(id, "s", {{"nested", v}});
+      if (kind == 5) {
+        TrialState state = rng() % 2 ? TrialState::Complete : TrialState::Pruned;
+        CHECK(writer.set_trial_state_values(id, state, rng() % 5 ? v : INFINITY));
+        open.erase(std::find(open.begin(), open.end(), id));
+      }
+    }
+    Journal reader(scratch.path);
+    check_same(writer.trials(study), reader.trials(study));
+  }
+}
+
+TEST_CASE("two journals on one file see each other's trials; ids follow log order") {
+  ScratchJournal scratch("shared");
+  Journal a(scratch.path), b(scratch.path);
+  int study = a.get_or_create_study("s", StudyDirection::Maximize);
+  CHECK(b.get_or_create_study("s", StudyDirection::Maximize) == study);
+  int t0 = a.create_trial(study);
+  int t1 = b.create_trial(study);
+  int t2 = a.create_trial(study);
+  CHECK(t0 == 0);
+  CHECK(t1 == 1);
+  CHECK(t2 == 2);
+  b.set_trial_state_values(t0, TrialState::Complete, 3.0);
+  a.sync();
+  CHECK(a.trial(t0).state == TrialState::Complete);
+  CHECK(a.trial(t0).value == 3.0);
+  CHECK(a.trials(study).size() == 3);
+  CHECK_THROWS_AS(b.get_or_create_study("s", StudyDirection::Minimize), bfhpo::UserError);
+}
+
+TEST_CASE("a WAITING trial is claimed once and a finished trial never changes") {
+  ScratchJournal scratch("claim");
+  Journal a(scratch.path), b(scratch.path);
+  int study = a.get_or_create_study("s", StudyDirection::Minimize);
+  FrozenTrial waiting;
+  waiting.state = TrialState::Waiting;
+  waiting.params = {{"x", 0.5}};
+  waiting.distributions = {{"x", kX}};
+  int id = a.create_trial(study, &waiting);
+  b.sync();
+  CHECK(a.set_trial_state_values(id, TrialState::Running));
+  CHECK_FALSE(b.set_trial_state_values(id, TrialState::Running));  // b's view was stale: it lost
+  CHECK(b.trial(id).params.at("x") == 0.5);
+  CHECK(a.set_trial_state_values(id, TrialState::Complete, 1.0));
+  CHECK_FALSE(b.set_trial_state_values(id, TrialState::Fail));
+  CHECK(Journal(scratch.path).trial(id).state == TrialState::Complete);
+}
+
+TEST_CASE("an incomplete last line is ignored by readers and repaired by the next writer") {
+  ScratchJournal scratch("torn");
+  {
+    Journal j(scratch.path);
+    int study = j.get_or_create_study("s", StudyDirection::Minimize);
+    j.set_trial_state_values(j.create_trial(study), TrialState::Complete, 1.0);
+  }
+  const std::string intact = scratch.text();
+  scratch.append_raw(R"({"op_code": 4, "worker_id": "crashed", "study_id": 0, "datet)");
+  Journal reader(scratch.path);
+  CHECK(reader.trials(0).size() == 1);
+  int next = reader.create_trial(0);
+  CHECK(next == 1);
+  const std::string repaired = scratch.text();
+  CHECK(repaired.compare(0, intact.size(), intact) == 0);
+  CHECK(repaired.find("crashed") == std::string::npos);
+  CHECK(Journal(scratch.path).trials(0).size() == 2);
+}
+
+TEST_CASE("a corrupt line in the middle is an error naming the file and the line") {
+  ScratchJournal scratch("corrupt");
+  {
+    Journal j(scratch.path);
+    j.get_or_create_study("s", StudyDirection::Minimize);
+  }
+  scratch.append_raw("{not json\n");
+  scratch.append_raw(R"({"op_code": 4, "worker_id": "w", "study_id": 0, "datetime_start": null})" "\n");
+  CHECK_THROWS_WITH(Journal(scratch.path), Catch::Contains(scratch.path.string()) && Catch::Contains("line 2"));
+  ScratchJournal unknown("unknown_op");
+  unknown.append_raw(R"({"op_code": 42, "worker_id": "w"})" "\n");
+  CHECK_THROWS_WITH(Journal(unknown.path), Catch::Contains("line 1") && Catch::Contains("op_code"));
+}
+
+TEST_CASE("Python's NaN and Infinity tokens are read, and written back as tokens") {
+  ScratchJournal scratch("nan");
+  scratch.append_raw(R"({"op_code": 0, "worker_id": "w", "study_name": "s", "directions": [1]})" "\n"
+                     R"({"op_code": 4, "worker_id": "w", "study_id": 0, "datetime_start": "2026-01-01T00:00:00"})" "\n"
+                     R"({"op_code": 7, "worker_id": "w", "trial_id": 0, "step": 1, "intermediate_value": NaN})" "\n"
+                     R"({"op_code": 8, "worker_id": "w", "trial_id": 0, "user_attr": {"note": "NaN Infinity"}})" "\n"
+                     R"({"op_code": 6, "worker_id": "w", "trial_id": 0, "state": 1, "values": [-Infinity], "datetime_complete": "2026-01-01T00:00:01"})" "\n");
+  Journal j(scratch.path);
+  const FrozenTrial& t = j.trial(0);
+  CHECK(std::isnan(t.intermediate_values.at(1)));
+  CHECK(t.user_attrs["note"] == "NaN Infinity");
+  CHECK(*t.value == -INFINITY);
+  j.set_trial_user_attr(j.create_trial(0), "v", NAN);
+  CHECK(scratch.text().find(R"("v":NaN)") != std::string::npos);
+  CHECK(std::isnan(Journal(scratch.path).trial(1).user_attrs["v"].get<double>()));
+}

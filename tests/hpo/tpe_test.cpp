@@ -1,0 +1,168 @@
+#include "hpo/random_sampler.hpp"
+#include "hpo/tpe/tpe_sampler.hpp"
+#include "hpo/tpe/truncated_normal.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace bfhpo::hpo;
+using nlohmann::json;
+
+namespace {
+
+SearchSpace conditional_space() {
+  return SearchSpace::from_json(json::parse(R"({
+    "x":     {"type": "float", "low": -5, "high": 5},
+    "lr":    {"type": "float", "low": 1e-4, "high": 1e-1, "log": true},
+    "drop":  {"type": "float", "low": 0, "high": 0.5, "step": 0.1},
+    "n":     {"type": "int", "low": 1, "high": 64, "log": true},
+    "k":     {"type": "int", "low": 0, "high": 10, "step": 2},
+    "kind":  {"type": "categorical", "choices": ["a", "b", "c"]},
+    "heads": {"type": "int", "low": 1, "high": 8, "when": {"kind": "b"}}})"), "test");
+}
+
+SearchSpace plane() {
+  return SearchSpace::from_json(json::parse(R"({
+    "x": {"type": "float", "low": -5, "high": 5}, "y": {"type": "float", "low": -5, "high": 5}})"), "test");
+}
+
+FrozenTrial finished(const SearchSpace& space, int number, Params params, double value) {
+  FrozenTrial t;
+  t.number = t.trial_id = number;
+  t.state = TrialState::Complete;
+  t.value = value;
+  t.params = std::move(params);
+  for (const auto& p : space.params()) t.distributions[p.name] = p.distribution;
+  return t;
+}
+
+// Best value after n trials of minimising f with `sampler`.
+template <class F>
+double run(Sampler& sampler, const SearchSpace& space, F f, int n, std::uint64_t seed,
+           StudyDirection direction = StudyDirection::Minimize) {
+  std::vector<FrozenTrial> trials;
+  double best = direction == StudyDirection::Minimize ? INFINITY : -INFINITY;
+  for (int i = 0; i < n; ++i) {
+    Params p = sampler.sample({space, trials, direction, seed * 7919 + i, {}}).params;
+    REQUIRE(space.is_valid_assignment(p));
+    double v = f(p);
+    best = direction == StudyDirection::Minimize ? std::min(best, v) : std::max(best, v);
+    trials.push_back(finished(space, i, p, v));
+  }
+  return best;
+}
+
+double sphere(const Params& p) { return p.at("x") * p.at("x") + p.at("y") * p.at("y"); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+TEST_CASE("truncated normal: the density integrates to one and matches the closed form") {
+  double integral = 0, dx = 1e-4;
+  for (double x = -1.0; x < 2.0; x += dx) integral += std::exp(tpe::truncnorm_log_pdf(x + dx / 2, 0.3, 0.7, -1.0, 2.0)) * dx;
+  CHECK(integral == Approx(1.0).epsilon(1e-4));
+  // Untruncated in effect: N(0,1) density at 0 is 1/sqrt(2 pi).
+  CHECK(tpe::truncnorm_log_pdf(0.0, 0.0, 1.0, -40, 40) == Approx(-0.5 * std::log(2 * M_PI)));
+  // Far tails keep precision: the mass above 10 sigma is about 7.6e-24.
+  CHECK(tpe::log_gauss_mass(10, INFINITY) == Approx(std::log(7.61985302416e-24)).epsilon(1e-6));
+}
+
+TEST_CASE("weights ramp and gamma follow Optuna") {
+  CHECK(tpe_gamma(1) == 1);
+  CHECK(tpe_gamma(100) == 10);
+  CHECK(tpe_gamma(1000) == 25);
+  CHECK((tpe_default_weights(10) == 1.0).all());
+  Eigen::ArrayXd w = tpe_default_weights(30);
+  CHECK(w[0] == Approx(1.0 / 30));
+  CHECK(w[4] == Approx(1.0));
+  CHECK((w.tail(25) == 1.0).all());
+}
+
+TEST_CASE("every proposal is a valid assignment of a conditional space, startup and TPE alike") {
+  SearchSpace space = conditional_space();
+  TpeSampler tpe;
+  auto f = [](const Params& p) {
+    return std::abs(p.at("x") - 1) + std::abs(std::log10(p.at("lr")) + 2) + p.at("drop") + (p.at("kind") == 1 ? 0 : 1);
+  };
+  run(tpe, space, f, 40, 1);  // REQUIREs validity inside
+  RandomSampler random;
+  run(random, space, f, 40, 1);
+}
+
+TEST_CASE("the same seed gives the same proposal; another seed another") {
+  SearchSpace space = plane();
+  TpeSampler tpe;
+  std::vector<FrozenTrial> trials;
+  for (int i = 0; i < 15; ++i) trials.push_back(finished(space, i, {{"x", i * 0.3 - 2}, {"y", 1.0}}, i * 0.1));
+  Params a = tpe.sample({space, trials, StudyDirection::Minimize, 5, {}}).params;
+  Params b = tpe.sample({space, trials, StudyDirection::Minimize, 5, {}}).params;
+  Params c = tpe.sample({space, trials, StudyDirection::Minimize, 6, {}}).params;
+  CHECK(a == b);
+  CHECK(a != c);
+}
+
+TEST_CASE("TPE beats random search on a 2-D sphere, minimising and maximising") {
+  SearchSpace space = plane();
+  std::vector<double> tpe_best, random_best, tpe_max, random_max;
+  for (std::uint64_t seed = 0; seed < 7; ++seed) {
+    TpeSampler tpe;
+    RandomSampler random;
+    tpe_best.push_back(run(tpe, space, sphere, 60, seed));
+    random_best.push_back(run(random, space, sphere, 60, seed));
+    auto peak = [](const Params& p) { return -sphere(p); };
+    tpe_max.push_back(run(tpe, space, peak, 60, seed, StudyDirection::Maximize));
+    random_max.push_back(run(random, space, peak, 60, seed, StudyDirection::Maximize));
+  }
+  CHECK(median(tpe_best) < 0.5 * median(random_best));
+  CHECK(median(tpe_max) > 0.5 * median(random_max));  // values are negative: closer to 0 is better
+}
+
+TEST_CASE("the feasible predicate vetoes candidates; if it vetoes everything the sampler says so and stops") {
+  SearchSpace space = plane();
+  std::vector<FrozenTrial> trials;
+  for (int i = 0; i < 20; ++i) trials.push_back(finished(space, i, {{"x", i * 0.4 - 4}, {"y", 0.0}}, std::abs(i * 0.4 - 4)));
+  TpeSampler tpe;
+  FeasiblePredicate positive_x = [](const Params& p) { return p.at("x") > 2.0; };
+  for (std::uint64_t seed = 0; seed < 10; ++seed) {
+    Proposal p = tpe.sample({space, trials, StudyDirection::Minimize, seed, positive_x});
+    CHECK(p.params.at("x") > 2.0);
+    CHECK(p.feasible);
+  }
+  Proposal none = tpe.sample({space, trials, StudyDirection::Minimize, 1, [](const Params&) { return false; }});
+  CHECK(none.all_candidates_vetoed);
+  CHECK_FALSE(none.feasible);
+  CHECK(space.is_valid_assignment(none.params));
+}
+
+TEST_CASE("constant liar: a running trial of another worker pushes proposals away from its point") {
+  SearchSpace space = plane();
+  std::vector<FrozenTrial> trials;
+  // A good region around (1, 1); the worker's peers are already evaluating there.
+  for (int i = 0; i < 30; ++i) {
+    double x = -4.5 + 0.3 * i;
+    trials.push_back(finished(space, i, {{"x", x}, {"y", 1.0}}, std::abs(x - 1.0)));
+  }
+  auto mean_distance = [&](const std::vector<FrozenTrial>& history) {
+    double total = 0;
+    for (std::uint64_t seed = 0; seed < 40; ++seed) {
+      TpeSampler tpe;
+      Params p = tpe.sample({space, history, StudyDirection::Minimize, seed, {}}).params;
+      total += std::abs(p.at("x") - 1.0);
+    }
+    return total / 40;
+  };
+  std::vector<FrozenTrial> with_running = trials;
+  for (int r = 0; r < 6; ++r) {
+    FrozenTrial running = finished(space, 30 + r, {{"x", 1.0 + 0.05 * r}, {"y", 1.0}}, 0);
+    running.state = TrialState::Running;
+    running.value.reset();
+    with_running.push_back(running);
+  }
+  CHECK(mean_distance(with_running) > mean_distance(trials));
+}
