@@ -105,6 +105,8 @@ ParzenEstimator::ParzenEstimator(const std::vector<Distribution>& dims, const Ei
     dim.log_norm.resize(kernels);
     for (Eigen::Index k = 0; k < kernels; ++k)
       dim.log_norm[k] = log_gauss_mass((dim.low - dim.mus[k]) / dim.sigmas[k], (dim.high - dim.mus[k]) / dim.sigmas[k]);
+    dim.inv_sigmas = dim.sigmas.inverse();
+    dim.log_constants = -dim.sigmas.log() - 0.5 * std::log(2 * M_PI) - dim.log_norm;
     dims_.push_back(std::move(dim));
   }
 }
@@ -145,12 +147,10 @@ Eigen::ArrayXd ParzenEstimator::log_pdf(const Eigen::ArrayXXd& points) const {
     }
     Eigen::ArrayXd tx(n);
     for (Eigen::Index i = 0; i < n; ++i) tx[i] = to_transformed(dim, x[i]);
-    const Eigen::ArrayXXd mu = dim.mus.transpose().replicate(n, 1);
-    const Eigen::ArrayXXd sigma = dim.sigmas.transpose().replicate(n, 1);
-    const Eigen::ArrayXXd norm = dim.log_norm.transpose().replicate(n, 1);
     if (dim.step == 0) {
-      const Eigen::ArrayXXd z = (tx.replicate(1, kernels) - mu) / sigma;
-      total += -0.5 * z.square() - sigma.log() - 0.5 * std::log(2 * M_PI) - norm;
+      // Per kernel: -0.5 z^2 + log_constant, vectorised over the points.
+      for (Eigen::Index k = 0; k < kernels; ++k)
+        total.col(k) += -0.5 * ((tx - dim.mus[k]) * dim.inv_sigmas[k]).square() + dim.log_constants[k];
     } else {
       for (Eigen::Index i = 0; i < n; ++i)
         for (Eigen::Index k = 0; k < kernels; ++k)

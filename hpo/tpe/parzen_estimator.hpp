@@ -44,6 +44,7 @@ class ParzenEstimator {
     double low = 0, high = 0;  // transformed, widened by step / 2 when discrete
     double value_low = 0, value_high = 0;
     Eigen::ArrayXd mus, sigmas, log_norm;  // per kernel
+    Eigen::ArrayXd inv_sigmas, log_constants;  // 1 / sigma and the density's constant term, per kernel
     Eigen::ArrayXXd choice_log_probs;      // kernels x choices
   };
   double to_transformed(const Dim& dim, double internal) const;
