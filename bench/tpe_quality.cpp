@@ -14,12 +14,14 @@ using namespace bfhpo;
 
 int main(int argc, char** argv) {
   const int dims = 5, n_trials = 100, n_seeds = argc > 1 ? std::stoi(argv[1]) : 10;
+  // Optional: the sampler section as JSON, e.g. '{"type": "tpe", "multivariate": false}'.
+  const nlohmann::json sampler = argc > 2 ? nlohmann::json::parse(argv[2]) : nlohmann::json{{"type", "tpe"}};
   for (const auto& fn : bench::test_functions()) {
     nlohmann::json space = nlohmann::json::object();
     for (int d = 0; d < dims; ++d) space["x" + std::to_string(d)] = {{"type", "float"}, {"low", fn.low}, {"high", fn.high}};
     for (int seed = 0; seed < n_seeds; ++seed) {
       hpo::StudySpec spec = hpo::parse_study_spec(
-          {{"name", fn.name}, {"seed", seed}, {"n_trials", n_trials}, {"search_space", space}}, "bench");
+          {{"name", fn.name}, {"seed", seed}, {"n_trials", n_trials}, {"sampler", sampler}, {"search_space", space}}, "bench");
       auto sampler = hpo::make_sampler(spec);
       std::vector<hpo::FrozenTrial> trials;
       double best = std::numeric_limits<double>::infinity();
