@@ -97,7 +97,9 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
     }
     std::stable_sort(observed.begin(), observed.end(), [](const Ranked& a, const Ranked& b) { return a.key < b.key; });
     const int n = static_cast<int>(observed.size());
-    const int n_below = tpe_gamma(n);
+    const int n_not_running = static_cast<int>(std::count_if(
+        observed.begin(), observed.end(), [](const Ranked& r) { return r.trial->state != TrialState::Running; }));
+    const int n_below = std::min(tpe_gamma(n_not_running), n);  // liars never shrink or join "below"
     auto fit = [&](int from, int to) {
       std::vector<const FrozenTrial*> part;
       for (int i = from; i < to; ++i) part.push_back(observed[i].trial);
