@@ -40,6 +40,7 @@ std::unique_ptr<Sampler> make_sampler(const StudySpec& spec) {
   o.constant_liar = bool_option(section, "constant_liar", o.constant_liar, source);
   o.consider_magic_clip = bool_option(section, "consider_magic_clip", o.consider_magic_clip, source);
   o.consider_endpoints = bool_option(section, "consider_endpoints", o.consider_endpoints, source);
+  o.optuna31_kernel_scale = bool_option(section, "optuna31_kernel_scale", o.optuna31_kernel_scale, source);
   return std::make_unique<TpeSampler>(o);
 }
 

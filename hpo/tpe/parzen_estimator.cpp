@@ -106,7 +106,8 @@ ParzenEstimator::ParzenEstimator(const std::vector<Distribution>& dims, const Ei
     for (Eigen::Index k = 0; k < kernels; ++k)
       dim.log_norm[k] = log_gauss_mass((dim.low - dim.mus[k]) / dim.sigmas[k], (dim.high - dim.mus[k]) / dim.sigmas[k]);
     dim.inv_sigmas = dim.sigmas.inverse();
-    dim.log_constants = -dim.sigmas.log() - 0.5 * std::log(2 * M_PI) - dim.log_norm;
+    dim.log_constants = -0.5 * std::log(2 * M_PI) - dim.log_norm;
+    if (!options.optuna31_kernel_scale) dim.log_constants -= dim.sigmas.log();
     dims_.push_back(std::move(dim));
   }
 }

@@ -87,7 +87,7 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
   std::vector<std::vector<double>> group_scores;  // per group, per candidate
   std::vector<Group> groups = decompose(request.space, options_.group);
   tpe::ParzenOptions parzen{options_.multivariate, options_.consider_magic_clip, options_.consider_endpoints,
-                            options_.prior_weight};
+                            options_.prior_weight, options_.optuna31_kernel_scale};
 
   for (const Group& group : groups) {
     std::vector<Ranked> observed;

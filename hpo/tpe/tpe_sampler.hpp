@@ -24,6 +24,7 @@ struct TpeOptions {
   bool consider_magic_clip = true;
   bool consider_endpoints = false;
   double prior_weight = 1.0;
+  bool optuna31_kernel_scale = true;  // see tpe::ParzenOptions
 };
 
 // Optuna's default gamma and weights.
