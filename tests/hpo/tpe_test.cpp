@@ -166,3 +166,24 @@ TEST_CASE("constant liar: a running trial of another worker pushes proposals awa
   }
   CHECK(mean_distance(with_running) > mean_distance(trials));
 }
+
+TEST_CASE("the Parzen estimator's log density equals Optuna 3.1's on the same observations") {
+  // Reference: optuna 3.1 samplers._tpe.parzen_estimator._ParzenEstimator(obs, space,
+  // _ParzenEstimatorParameters(True, 1.0, True, False, default_weights, multivariate)).log_pdf(points).
+  std::vector<Distribution> dims{FloatDistribution{-5, 5, false, std::nullopt}, FloatDistribution{-5, 5, false, std::nullopt}};
+  Eigen::ArrayXXd observations(3, 2), points(3, 2);
+  observations << 0.5, 1.0, -2.0, 3.0, 4.0, -1.0;
+  points << 0.0, 0.0, 1.0, 2.0, -4.0, 4.5;
+  Eigen::ArrayXd weights = Eigen::ArrayXd::Ones(3);
+  tpe::ParzenOptions multivariate;
+  tpe::ParzenOptions univariate;
+  univariate.multivariate = false;
+  Eigen::ArrayXd mv = tpe::ParzenEstimator(dims, observations, weights, multivariate).log_pdf(points);
+  Eigen::ArrayXd uv = tpe::ParzenEstimator(dims, observations, weights, univariate).log_pdf(points);
+  const double optuna_mv[] = {-1.12766632, -1.13692974, -1.38513382};
+  const double optuna_uv[] = {-1.03724934, -1.08906056, -1.36936562};
+  for (int i = 0; i < 3; ++i) {
+    CHECK(mv[i] == Approx(optuna_mv[i]).epsilon(1e-7));
+    CHECK(uv[i] == Approx(optuna_uv[i]).epsilon(1e-7));
+  }
+}
