@@ -12,8 +12,8 @@ namespace bfhpo::cli {
 int run_export(const std::vector<std::string>& args) {
   namespace po = boost::program_options;
   po::options_description options("bfhpo export");
-  options.add_options()("best", "export the best trial (json)")(
-      "format", po::value<std::string>()->default_value("json"), "json (best params) or csv (every trial)")(
+  options.add_options()("best", "with json: only the best trial (params, value, attributes)")(
+      "format", po::value<std::string>()->default_value("json"), "json or csv (every trial, one row each)")(
       "output,o", po::value<std::string>(), "write to this file instead of stdout");
   po::variables_map vm;
   if (!parse_verb_args("export", "STUDY.json --best [--format json|csv] [-o FILE]", options, args, vm)) return 0;
@@ -24,8 +24,10 @@ int run_export(const std::vector<std::string>& args) {
   hpo::StudySpec spec = hpo::load_study_spec(vm["study"].as<std::string>());
   hpo::Study study(spec, hpo::make_sampler(spec), hpo::Study::Open::MustExist);
   const auto trials = study.trials();
-  const std::string text =
-      format == "csv" ? hpo::trials_csv(spec, trials) : hpo::best_trial_json(spec, trials).dump(2) + "\n";
+  std::string text;
+  if (format == "csv") text = hpo::trials_csv(spec, trials);
+  else if (vm.count("best")) text = hpo::best_trial_json(spec, trials).dump(2) + "\n";
+  else text = hpo::study_status_json(spec, trials).dump(2) + "\n";
   if (!vm.count("output")) {
     std::cout << text;
     return 0;

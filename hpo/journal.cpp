@@ -271,7 +271,8 @@ static bool append_locked(Journal& journal, int fd, std::uint64_t& offset, const
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       int err = errno;
-      if (::ftruncate(fd, static_cast<off_t>(offset)) != 0) { /* the next writer repairs it */ }
+      // Drop the partial line now; if that fails too, the next writer repairs it.
+      (void)!::ftruncate(fd, static_cast<off_t>(offset));
       throw UserError::at(path.string(), "", std::string("cannot append to the journal: ") + std::strerror(err),
                           "free disk space; nothing recorded so far was lost");
     }

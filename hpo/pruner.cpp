@@ -1,6 +1,7 @@
 #include "hpo/pruner.hpp"
 
 #include "common/user_error.hpp"
+#include "hpo/section_options.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -20,16 +21,6 @@ double median(std::vector<double> values) {
 }
 
 std::string rung_key(int rung) { return "completed_rung_" + std::to_string(rung); }
-
-int option(const nlohmann::json& section, const char* key, int fallback, int minimum, const std::string& source) {
-  if (!section.contains(key)) return fallback;
-  const nlohmann::json& v = section[key];
-  if (!v.is_number_integer() || v.get<long long>() < minimum)
-    throw UserError::at(source, std::string("pruner.") + key,
-                        "must be an integer >= " + std::to_string(minimum) + ", got " + v.dump(),
-                        "write e.g. \"" + std::string(key) + "\": " + std::to_string(std::max(fallback, minimum)));
-  return v.get<int>();
-}
 
 }  // namespace
 
@@ -107,18 +98,18 @@ std::unique_ptr<Pruner> make_pruner(const nlohmann::json& section, const std::st
   if (type == "none") return nullptr;
   if (type == "median") {
     MedianPrunerOptions o;
-    o.n_startup_trials = option(section, "n_startup_trials", o.n_startup_trials, 0, source);
-    o.n_warmup_steps = option(section, "n_warmup_steps", o.n_warmup_steps, 0, source);
-    o.interval_steps = option(section, "interval_steps", o.interval_steps, 1, source);
-    o.n_min_trials = option(section, "n_min_trials", o.n_min_trials, 1, source);
+    o.n_startup_trials = int_option(section, "pruner", "n_startup_trials", o.n_startup_trials, 0, source);
+    o.n_warmup_steps = int_option(section, "pruner", "n_warmup_steps", o.n_warmup_steps, 0, source);
+    o.interval_steps = int_option(section, "pruner", "interval_steps", o.interval_steps, 1, source);
+    o.n_min_trials = int_option(section, "pruner", "n_min_trials", o.n_min_trials, 1, source);
     return std::make_unique<MedianPruner>(o);
   }
   if (type == "successive_halving") {
     SuccessiveHalvingOptions o;
-    o.min_resource = option(section, "min_resource", o.min_resource, 1, source);
-    o.reduction_factor = option(section, "reduction_factor", o.reduction_factor, 2, source);
-    o.min_early_stopping_rate = option(section, "min_early_stopping_rate", o.min_early_stopping_rate, 0, source);
-    o.bootstrap_count = option(section, "bootstrap_count", o.bootstrap_count, 0, source);
+    o.min_resource = int_option(section, "pruner", "min_resource", o.min_resource, 1, source);
+    o.reduction_factor = int_option(section, "pruner", "reduction_factor", o.reduction_factor, 2, source);
+    o.min_early_stopping_rate = int_option(section, "pruner", "min_early_stopping_rate", o.min_early_stopping_rate, 0, source);
+    o.bootstrap_count = int_option(section, "pruner", "bootstrap_count", o.bootstrap_count, 0, source);
     return std::make_unique<SuccessiveHalvingPruner>(o);
   }
   throw UserError::at(source, "pruner.type", "unknown pruner '" + type + "'",

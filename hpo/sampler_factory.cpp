@@ -2,29 +2,10 @@
 
 #include "common/user_error.hpp"
 #include "hpo/random_sampler.hpp"
+#include "hpo/section_options.hpp"
 #include "hpo/tpe/tpe_sampler.hpp"
 
 namespace bfhpo::hpo {
-namespace {
-
-int int_option(const nlohmann::json& section, const char* key, int fallback, int minimum, const std::string& source) {
-  if (!section.contains(key)) return fallback;
-  const auto& v = section[key];
-  if (!v.is_number_integer() || v.get<long long>() < minimum)
-    throw UserError::at(source, std::string("sampler.") + key, "must be an integer >= " + std::to_string(minimum),
-                        "write e.g. \"" + std::string(key) + "\": " + std::to_string(fallback));
-  return v.get<int>();
-}
-
-bool bool_option(const nlohmann::json& section, const char* key, bool fallback, const std::string& source) {
-  if (!section.contains(key)) return fallback;
-  if (!section[key].is_boolean())
-    throw UserError::at(source, std::string("sampler.") + key, "must be true or false", "write true or false");
-  return section[key].get<bool>();
-}
-
-}  // namespace
-
 std::unique_ptr<Sampler> make_sampler(const StudySpec& spec) {
   const std::string source = spec.source.string();
   const nlohmann::json& section = spec.sampler;
@@ -33,14 +14,14 @@ std::unique_ptr<Sampler> make_sampler(const StudySpec& spec) {
   if (type != "tpe")
     throw UserError::at(source, "sampler.type", "unknown sampler '" + type + "'", "use \"tpe\" or \"random\"");
   TpeOptions o;
-  o.n_startup_trials = int_option(section, "n_startup_trials", o.n_startup_trials, 0, source);
-  o.n_ei_candidates = int_option(section, "n_ei_candidates", o.n_ei_candidates, 1, source);
-  o.multivariate = bool_option(section, "multivariate", o.multivariate, source);
-  o.group = bool_option(section, "group", o.group, source);
-  o.constant_liar = bool_option(section, "constant_liar", o.constant_liar, source);
-  o.consider_magic_clip = bool_option(section, "consider_magic_clip", o.consider_magic_clip, source);
-  o.consider_endpoints = bool_option(section, "consider_endpoints", o.consider_endpoints, source);
-  o.optuna31_kernel_scale = bool_option(section, "optuna31_kernel_scale", o.optuna31_kernel_scale, source);
+  o.n_startup_trials = int_option(section, "sampler", "n_startup_trials", o.n_startup_trials, 0, source);
+  o.n_ei_candidates = int_option(section, "sampler", "n_ei_candidates", o.n_ei_candidates, 1, source);
+  o.multivariate = bool_option(section, "sampler", "multivariate", o.multivariate, source);
+  o.group = bool_option(section, "sampler", "group", o.group, source);
+  o.constant_liar = bool_option(section, "sampler", "constant_liar", o.constant_liar, source);
+  o.consider_magic_clip = bool_option(section, "sampler", "consider_magic_clip", o.consider_magic_clip, source);
+  o.consider_endpoints = bool_option(section, "sampler", "consider_endpoints", o.consider_endpoints, source);
+  o.optuna31_kernel_scale = bool_option(section, "sampler", "optuna31_kernel_scale", o.optuna31_kernel_scale, source);
   return std::make_unique<TpeSampler>(o);
 }
 

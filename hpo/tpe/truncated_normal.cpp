@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 namespace bfhpo::hpo::tpe {
 namespace {
@@ -17,13 +16,6 @@ double log_gauss_mass(double a, double b) {
   if (b <= 0) mass = 0.5 * (std::erfc(-b * sqrt_half) - std::erfc(-a * sqrt_half));  // both left of 0
   else mass = 1.0 - 0.5 * std::erfc(-a * sqrt_half) - 0.5 * std::erfc(b * sqrt_half);  // straddles 0
   return mass > 0 ? std::log(mass) : kLogTiny;
-}
-
-double truncnorm_log_pdf(double x, double mu, double sigma, double low, double high) {
-  if (x < low || x > high) return -std::numeric_limits<double>::infinity();
-  const double z = (x - mu) / sigma;
-  return -0.5 * z * z - std::log(sigma) - 0.5 * std::log(2 * M_PI) -
-         log_gauss_mass((low - mu) / sigma, (high - mu) / sigma);
 }
 
 double truncnorm_sample(double mu, double sigma, double low, double high, std::mt19937_64& rng) {

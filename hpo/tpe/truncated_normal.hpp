@@ -9,8 +9,6 @@ namespace bfhpo::hpo::tpe {
 
 // log(Phi(b) - Phi(a)) for a <= b, accurate in both tails.
 double log_gauss_mass(double a, double b);
-// log density at x of N(mu, sigma) truncated to [low, high].
-double truncnorm_log_pdf(double x, double mu, double sigma, double low, double high);
 // A draw from N(mu, sigma) truncated to [low, high].
 double truncnorm_sample(double mu, double sigma, double low, double high, std::mt19937_64& rng);
 

@@ -23,6 +23,10 @@ grep -q "12 of 12 trials finished" "$WORK/status.txt" || fail "status: $(cat "$W
 "$BFHPO" status "$WORK/demo.json" --json > "$WORK/status.json"
 "$BFHPO" export "$WORK/demo.json" --best --format json -o "$WORK/best.json"
 "$BFHPO" export "$WORK/demo.json" --format csv > "$WORK/trials.csv"
+"$BFHPO" export "$WORK/demo.json" --format json > "$WORK/all.json"
+cmp -s <("$OPTUNA_PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["trials"])' "$WORK/all.json") \
+       <("$OPTUNA_PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["trials"])' "$WORK/status.json") \
+  || fail "export --format json without --best should list every trial as status --json does"
 [ "$(wc -l < "$WORK/trials.csv")" -eq 13 ] || fail "csv rows: $(cat "$WORK/trials.csv")"
 
 "$OPTUNA_PYTHON" - "$WORK" <<'PY'
