@@ -1,0 +1,81 @@
+// ApproximatorSpec: one value that fully describes an amortized posterior
+// approximator -- summary network, inference flow, calibration term and the
+// memory configuration of the summary network's per-item stage. The networks
+// are constructed from it, the memory estimator reads it, and the trials
+// layer fills it from a study's fixed values and a trial's params. JSON keys
+// are the field names below (dotted paths from the top, e.g.
+// "summary.embed_dim", "flow.depth", "calibration.weight").
+#pragma once
+
+#include "models/networks/mlp.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace bfhpo::models {
+
+// How the summary network's per-item stage spends memory. With an item chunk
+// the per-cell activations exist for `item_chunk_size` items at a time; with
+// gradient checkpointing a chunk's activations are not kept for backward but
+// recomputed there, so the peak scales with the chunk, not with n_items.
+struct MemoryConfig {
+  std::optional<int64_t> item_chunk_size;  // none: all items at once
+  bool gradient_checkpointing = false;
+};
+
+// Summary network for a persons x items response matrix (see summary_network.hpp).
+struct SummarySpec {
+  int64_t cell_dim = 32;          // width of the per-cell embedding (DeepSet phi output)
+  int64_t cell_mlp_width = 64;    // hidden width of phi
+  int64_t cell_mlp_depth = 2;     // hidden layers of phi
+  int64_t embed_dim = 64;         // per-item embedding width = attention model width
+  int64_t attention_heads = 4;    // must divide embed_dim
+  int64_t attention_layers = 2;   // SetTransformer self-attention blocks across items
+  int64_t summary_dim = 32;       // global summary width
+  double dropout = 0.0;
+  Activation activation = Activation::silu;
+};
+
+// Conditional affine coupling flow (see coupling_flow.hpp).
+struct FlowSpec {
+  int64_t depth = 6;              // coupling layers
+  int64_t subnet_width = 128;     // hidden width of each coupling subnet
+  int64_t subnet_depth = 2;       // hidden layers of each coupling subnet
+  double clamp = 1.9;             // soft clamp of the log-scales
+  double dropout = 0.0;
+  Activation activation = Activation::silu;
+};
+
+// Calibration penalty of the CalibratedApproximator (Falkiewicz et al. 2023).
+struct CalibrationSpec {
+  bool enabled = false;           // false: a plain ContinuousApproximator
+  double weight = 1.0;            // lambda in NLL + lambda * penalty
+  int64_t n_post_samples = 100;   // posterior samples per observation for the ranks
+  int64_t log_prob_chunk_size = 25;  // samples whose log-probs are evaluated at once
+  bool conservative = true;       // one-sided (penalise over-confidence only) or two-sided
+  double ste_temperature = 0.01;  // sharpness of the straight-through rank's sigmoid
+};
+
+struct ApproximatorSpec {
+  int64_t param_dim = 2;          // parameters per item: (log a_j, b_j)
+  SummarySpec summary;
+  FlowSpec flow;
+  CalibrationSpec calibration;
+  MemoryConfig memory;
+
+  // Width of the flow's conditioning vector per item: item context + global summary.
+  int64_t context_dim() const { return summary.embed_dim + summary.summary_dim; }
+};
+
+// JSON: every field optional (missing = default). An unknown key, a wrong
+// type or an out-of-range value is a UserError naming `where` (a file name),
+// the dotted field and the fix.
+ApproximatorSpec approximator_spec_from_json(const nlohmann::json& json, const std::string& where);
+nlohmann::json to_json(const ApproximatorSpec& spec);
+// Checks ranges (positive widths, heads divide embed_dim, ...); UserError naming `where`.
+void validate(const ApproximatorSpec& spec, const std::string& where);
+
+}  // namespace bfhpo::models

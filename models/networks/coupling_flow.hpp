@@ -1,0 +1,40 @@
+// Conditional affine coupling flow over a param_dim-dimensional target,
+// conditioned on a context vector per row. Each of `depth` layers is
+//   actnorm (data-initialised on the first training batch, then learned)
+//   -> a fixed permutation (seeded at construction, saved as a buffer)
+//   -> a dual affine coupling: the first half conditions the second, then the
+//      second the first; scale and shift come from an Mlp(half + context)
+//      whose output layer is zero-initialised, so a fresh flow is the identity
+//      after actnorm; log-scales soft-clamped as clamp * 2/pi * atan(s / clamp).
+// Base distribution: standard normal.
+#pragma once
+
+#include "models/approximator_spec.hpp"
+
+#include <torch/torch.h>
+
+namespace bfhpo::models {
+
+class CouplingFlowImpl : public torch::nn::Module {
+ public:
+  CouplingFlowImpl(int64_t param_dim, int64_t context_dim, FlowSpec spec, uint64_t seed = 0);
+
+  // theta [N, D], context [N, C] -> z [N, D] and log|det dz/dtheta| [N].
+  std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& theta, const torch::Tensor& context);
+  // z [N, D], context [N, C] -> theta [N, D] (the exact inverse of forward).
+  torch::Tensor inverse(const torch::Tensor& z, const torch::Tensor& context);
+  // log q(theta | context) [N].
+  torch::Tensor log_prob(const torch::Tensor& theta, const torch::Tensor& context);
+  // n draws per row: context [N, C] -> [N, n, D]. Uses the global torch RNG.
+  torch::Tensor sample(int64_t n, const torch::Tensor& context);
+
+  int64_t param_dim() const { return param_dim_; }
+  int64_t context_dim() const { return context_dim_; }
+
+ private:
+  int64_t param_dim_, context_dim_;
+  FlowSpec spec_;
+};
+TORCH_MODULE(CouplingFlow);
+
+}  // namespace bfhpo::models
