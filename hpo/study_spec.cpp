@@ -1,5 +1,6 @@
 #include "hpo/study_spec.hpp"
 
+#include "common/json_file.hpp"
 #include "common/user_error.hpp"
 
 #include <cmath>
@@ -11,18 +12,7 @@ namespace bfhpo::hpo {
 using nlohmann::json;
 
 StudySpec load_study_spec(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw UserError::at(file.string(), "", "cannot open the study file", "check the path");
-  std::stringstream text;
-  text << in.rdbuf();
-  json document;
-  try {
-    document = json::parse(text.str());
-  } catch (const json::parse_error& e) {
-    throw UserError::at(file.string(), "", std::string("not valid JSON (") + e.what() + ")",
-                        "fix the JSON syntax at that byte");
-  }
-  return parse_study_spec(document, file);
+  return parse_study_spec(read_json_file(file, "study file"), file);
 }
 
 StudySpec parse_study_spec(const json& document, const std::filesystem::path& source) {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace bfhpo::models {
 
@@ -70,11 +71,18 @@ struct ApproximatorSpec {
   int64_t context_dim() const { return summary.embed_dim + summary.summary_dim; }
 };
 
-// JSON: every field optional (missing = default). An unknown key, a wrong
-// type or an out-of-range value is a UserError naming `where` (a file name),
-// the dotted field and the fix.
+// JSON: nested objects ({"summary": {"embed_dim": 64}}) or dotted keys
+// ({"summary.embed_dim": 64}), every field optional (missing = default). An
+// unknown key, a wrong type or an out-of-range value is a UserError naming
+// `where` (a file name), the dotted field and the fix (the closest valid name
+// for an unknown one).
 ApproximatorSpec approximator_spec_from_json(const nlohmann::json& json, const std::string& where);
-nlohmann::json to_json(const ApproximatorSpec& spec);
+nlohmann::json to_json(const ApproximatorSpec& spec);  // nested, every field
+// Sets one field by its dotted name; the same errors as above.
+void set_spec_field(ApproximatorSpec& spec, const std::string& dotted_name, const nlohmann::json& value,
+                    const std::string& where);
+bool is_spec_field(const std::string& dotted_name);
+std::vector<std::string> approximator_field_names();  // every dotted name, sorted
 // Checks ranges (positive widths, heads divide embed_dim, ...); UserError naming `where`.
 void validate(const ApproximatorSpec& spec, const std::string& where);
 

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include <torch/torch.h>
 
@@ -35,6 +37,10 @@ class IrtSimulator {
                         uint64_t batch_index) const;
 
   static constexpr int64_t param_dim = 2;
+  // The prior of the inference target, for diagnostics: names {"log_a", "b"}
+  // and variances {0.25, 1} (log a_j ~ N(0, 0.5^2), b_j ~ N(0, 1)).
+  static std::vector<std::string> parameter_names() { return {"log_a", "b"}; }
+  static torch::Tensor prior_variance() { return torch::tensor({0.25, 1.0}, torch::kFloat64); }
 
  private:
   IrtRanges ranges_;

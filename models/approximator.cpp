@@ -1,0 +1,70 @@
+#include "models/approximator.hpp"
+
+#include "models/calibration_penalty.hpp"
+
+#include <stdexcept>
+
+namespace bfhpo::models {
+
+ContinuousApproximatorImpl::ContinuousApproximatorImpl(ApproximatorSpec spec, uint64_t seed)
+    : spec_(std::move(spec)) {
+  summary_ = register_module("summary", SummaryNetwork(spec_.summary, spec_.memory));
+  standardization_ = register_module("standardization", RunningStandardization(spec_.param_dim));
+  flow_ = register_module("flow", CouplingFlow(spec_.param_dim, spec_.context_dim(), spec_.flow, seed));
+}
+
+torch::Tensor ContinuousApproximatorImpl::condition_rows(const torch::Tensor& responses) {
+  const auto condition = summary_->forward(responses).per_item_condition();
+  return condition.reshape({-1, condition.size(-1)});
+}
+
+torch::Tensor ContinuousApproximatorImpl::standardized_rows(const torch::Tensor& item_params) {
+  if (item_params.dim() != 3 || item_params.size(-1) != spec_.param_dim)
+    throw std::invalid_argument("approximator: item_params must be [B, J, param_dim]");
+  return standardization_->forward(item_params.reshape({-1, spec_.param_dim}));
+}
+
+LossTerms ContinuousApproximatorImpl::loss(const torch::Tensor& responses, const torch::Tensor& item_params) {
+  const auto theta = standardized_rows(item_params);
+  const auto condition = condition_rows(responses);
+  LossTerms terms;
+  terms.nll = -flow_->log_prob(theta, condition).mean();
+  terms.total = terms.nll;
+  return terms;
+}
+
+torch::Tensor ContinuousApproximatorImpl::log_prob(const torch::Tensor& item_params, const torch::Tensor& responses) {
+  const auto theta = standardized_rows(item_params);
+  const auto log_q = flow_->log_prob(theta, condition_rows(responses)) + standardization_->log_det_jacobian();
+  return log_q.reshape({item_params.size(0), item_params.size(1)});
+}
+
+torch::Tensor ContinuousApproximatorImpl::sample(int64_t n, const torch::Tensor& responses) {
+  const auto z = flow_->sample(n, condition_rows(responses));  // [B*J, n, D]
+  return standardization_->inverse(z).reshape({responses.size(0), responses.size(2), n, spec_.param_dim});
+}
+
+void ContinuousApproximatorImpl::set_memory_config(MemoryConfig memory) {
+  summary_->set_memory_config(memory);
+  spec_.memory = memory;
+}
+
+CalibratedApproximatorImpl::CalibratedApproximatorImpl(ApproximatorSpec spec, uint64_t seed)
+    : ContinuousApproximatorImpl(std::move(spec), seed) {}
+
+LossTerms CalibratedApproximatorImpl::loss(const torch::Tensor& responses, const torch::Tensor& item_params) {
+  const auto theta = standardized_rows(item_params);
+  const auto condition = condition_rows(responses);
+  LossTerms terms;
+  terms.nll = -flow()->log_prob(theta, condition).mean();
+  terms.calibration = spec().calibration.weight * calibration_penalty(flow(), theta, condition, spec().calibration);
+  terms.total = terms.nll + terms.calibration;
+  return terms;
+}
+
+std::shared_ptr<ContinuousApproximatorImpl> make_approximator(const ApproximatorSpec& spec, uint64_t seed) {
+  if (spec.calibration.enabled) return std::make_shared<CalibratedApproximatorImpl>(spec, seed);
+  return std::make_shared<ContinuousApproximatorImpl>(spec, seed);
+}
+
+}  // namespace bfhpo::models

@@ -1,0 +1,75 @@
+// Amortized posterior approximators for the IRT target: each item's
+// parameters theta_j = (log a_j, b_j) given a response matrix.
+//
+//   responses [B, P, J] --SummaryNetwork--> condition [B, J, C]
+//   theta [B, J, D] --RunningStandardization--> z-space --CouplingFlow | condition
+//
+// ContinuousApproximator: loss = mean NLL of the true item parameters over
+// the B*J items. log_prob and sample work in the original parameter space
+// (the standardization's log-Jacobian is included).
+// CalibratedApproximator: loss = NLL + weight * calibration penalty
+// (models/calibration_penalty.hpp), the penalty computed on the flow in
+// standardized space over the B*J items of the batch; its log-prob
+// evaluations are chunked and checkpointed, so its memory scales with
+// calibration.log_prob_chunk_size, not with n_post_samples.
+// make_approximator picks the class from spec.calibration.enabled.
+#pragma once
+
+#include "models/approximator_spec.hpp"
+#include "models/networks/coupling_flow.hpp"
+#include "models/networks/mlp.hpp"
+#include "models/networks/summary_network.hpp"
+
+#include <torch/torch.h>
+
+#include <memory>
+
+namespace bfhpo::models {
+
+struct LossTerms {
+  torch::Tensor total;        // what the optimizer minimises
+  torch::Tensor nll;          // mean negative log-likelihood of the true params
+  torch::Tensor calibration;  // the weighted-in penalty; undefined for a ContinuousApproximator
+};
+
+class ContinuousApproximatorImpl : public torch::nn::Module {
+ public:
+  explicit ContinuousApproximatorImpl(ApproximatorSpec spec, uint64_t seed = 0);
+  ~ContinuousApproximatorImpl() override = default;
+
+  // responses [B, P, J], item_params [B, J, D]. In training mode the
+  // standardization's statistics are updated from item_params first.
+  virtual LossTerms loss(const torch::Tensor& responses, const torch::Tensor& item_params);
+  // log q(item_params | responses) per item: [B, J].
+  torch::Tensor log_prob(const torch::Tensor& item_params, const torch::Tensor& responses);
+  // n posterior draws per item: [B, J, n, D].
+  torch::Tensor sample(int64_t n, const torch::Tensor& responses);
+
+  const ApproximatorSpec& spec() const { return spec_; }
+  SummaryNetwork& summary_network() { return summary_; }
+  // Applies a MemoryConfig to the summary network and records it in spec().
+  void set_memory_config(MemoryConfig memory);
+
+ protected:
+  // Flow rows: the summary's condition [B*J, C] and theta standardized [B*J, D].
+  torch::Tensor condition_rows(const torch::Tensor& responses);
+  torch::Tensor standardized_rows(const torch::Tensor& item_params);
+  CouplingFlow& flow() { return flow_; }
+
+ private:
+  ApproximatorSpec spec_;
+  SummaryNetwork summary_{nullptr};
+  RunningStandardization standardization_{nullptr};
+  CouplingFlow flow_{nullptr};
+};
+TORCH_MODULE(ContinuousApproximator);
+
+class CalibratedApproximatorImpl : public ContinuousApproximatorImpl {
+ public:
+  explicit CalibratedApproximatorImpl(ApproximatorSpec spec, uint64_t seed = 0);
+  LossTerms loss(const torch::Tensor& responses, const torch::Tensor& item_params) override;
+};
+
+std::shared_ptr<ContinuousApproximatorImpl> make_approximator(const ApproximatorSpec& spec, uint64_t seed = 0);
+
+}  // namespace bfhpo::models

@@ -1,0 +1,69 @@
+#include <catch2/catch.hpp>
+
+#include "common/user_error.hpp"
+#include "hpo/study_spec.hpp"
+#include "trials/trial_config.hpp"
+
+using bfhpo::UserError;
+using namespace bfhpo::trials;
+using nlohmann::json;
+
+namespace {
+
+bfhpo::hpo::StudySpec training_study(const json& search_space) {
+  json document = {{"name", "t"},
+                   {"seed", 3},
+                   {"simulator", {{"model", "2pl"}, {"n_items", {10, 20}}, {"n_persons", 100}}},
+                   {"training", {{"epochs", 2}, {"batch_size", 8}, {"device", "cpu"}}},
+                   {"approximator", {{"calibrated", true}, {"flow", {{"depth", 3}}}}},
+                   {"search_space", search_space}};
+  return bfhpo::hpo::parse_study_spec(document, "study.json");
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("a training study's sections and params make one TrialConfig", "[trial_config]") {
+  const auto study = training_study({{"flow.depth", {{"type", "int"}, {"low", 2}, {"high", 8}}},
+                                     {"training.batch_size", {{"type", "int"}, {"low", 4}, {"high", 64}}}});
+  const TrialConfig fixed = study_trial_config(study);
+  REQUIRE(fixed.ranges.min_items == 10);
+  REQUIRE(fixed.ranges.max_items == 20);
+  REQUIRE(fixed.ranges.min_persons == 100);
+  REQUIRE(fixed.ranges.max_persons == 100);
+  REQUIRE(fixed.training.epochs == 2);
+  REQUIRE(fixed.training.seed == 3);
+  REQUIRE(fixed.approximator.calibration.enabled);
+  REQUIRE(fixed.approximator.flow.depth == 3);
+
+  const TrialConfig trial = make_trial_config(study, {{"flow.depth", 6}, {"training.batch_size", 16}}, "params.json");
+  REQUIRE(trial.approximator.flow.depth == 6);
+  REQUIRE(trial.training.batch_size == 16);
+  REQUIRE(trial.training.epochs == 2);
+
+  // The complete configuration reads back to the same configuration.
+  const TrialConfig back = parse_trial_config(trial.to_json(), "export.json");
+  REQUIRE(back.to_json() == trial.to_json());
+}
+
+TEST_CASE("search-space names must map to a field; errors suggest the closest", "[trial_config]") {
+  const auto bad = training_study({{"flow.dept", {{"type", "int"}, {"low", 2}, {"high", 8}}}});
+  REQUIRE_THAT(error_of([&] { study_trial_config(bad); }),
+               Catch::Contains("study.json") && Catch::Contains("search_space.flow.dept") &&
+                   Catch::Contains("flow.depth"));
+  const auto bad_training = training_study({{"training.batchsize", {{"type", "int"}, {"low", 2}, {"high", 8}}}});
+  REQUIRE_THAT(error_of([&] { study_trial_config(bad_training); }), Catch::Contains("training.batch_size"));
+  const auto ok = training_study(json::object());
+  REQUIRE_THAT(error_of([&] { make_trial_config(ok, {{"training.epochs", 0}}, "p.json"); }),
+               Catch::Contains("p.json") && Catch::Contains("training.epochs"));
+  REQUIRE_THAT(error_of([&] { make_trial_config(ok, {{"summary.attention_heads", 5}}, "p.json"); }),
+               Catch::Contains("summary.attention_heads"));
+}

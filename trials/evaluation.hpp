@@ -1,0 +1,24 @@
+// Posterior diagnostics of a trained approximator on a fixed, seeded set of
+// simulated datasets (disjoint from the training and validation seeds):
+// n_draws posterior draws for every item of every dataset, compared with the
+// true item parameters (models/diagnostics.hpp). Runs in eval mode without
+// gradients, `batch_size` datasets at a time.
+#pragma once
+
+#include "models/approximator.hpp"
+#include "models/diagnostics.hpp"
+#include "models/simulators/irt_simulator.hpp"
+
+namespace bfhpo::trials {
+
+struct EvaluationOptions {
+  int64_t n_datasets = 64;
+  int64_t n_draws = 100;
+  int64_t batch_size = 16;
+  uint64_t seed = 1;
+};
+
+models::Diagnostics evaluate_posterior(models::ContinuousApproximatorImpl& approximator, models::IrtRanges ranges,
+                                       const EvaluationOptions& options, torch::Device device);
+
+}  // namespace bfhpo::trials

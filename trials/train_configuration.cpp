@@ -1,0 +1,71 @@
+#include "trials/train_configuration.hpp"
+
+#include "common/json_file.hpp"
+#include "hpo/study_spec.hpp"
+#include "trials/evaluation.hpp"
+
+#include <chrono>
+#include <fstream>
+
+namespace bfhpo::trials {
+namespace {
+
+void write_json(const std::filesystem::path& file, const nlohmann::json& value) {
+  std::ofstream out(file);
+  out << value.dump(2) << "\n";
+  if (!out) throw UserError::at(file.string(), "", "cannot write", "check the folder is writable and has space");
+}
+
+}  // namespace
+
+nlohmann::json TrainOutcome::to_json() const {
+  nlohmann::json epochs = nlohmann::json::array();
+  for (const auto& e : summary.history)
+    epochs.push_back({{"epoch", e.epoch}, {"train_loss", e.train_loss}, {"validation_loss", e.validation_loss},
+                      {"seconds", e.seconds}});
+  return {{"config", config.to_json()},
+          {"device", device},
+          {"stop_reason", trials::to_string(summary.reason)},
+          {"stop_detail", summary.detail},
+          {"epochs_completed", summary.epochs_completed},
+          {"validation_loss", summary.validation_loss},
+          {"history", epochs},
+          {"diagnostics", diagnostics.to_json()},
+          {"seconds", seconds},
+          {"weights", (out_dir / "weights.pt").string()}};
+}
+
+TrainOutcome train_configuration(const TrainRequest& request, const EpochCallback& on_epoch,
+                                 const StepCallback& on_step) {
+  const auto start = std::chrono::steady_clock::now();
+  const hpo::StudySpec study = hpo::load_study_spec(request.study_file);
+  const nlohmann::json params =
+      request.params_file.empty() ? nlohmann::json::object() : read_params_file(request.params_file);
+  TrainOutcome outcome;
+  outcome.config = make_trial_config(study, params, request.params_file.string());
+  if (request.epochs) {
+    if (*request.epochs < 1) throw UserError("bfhpo train: --epochs must be >= 1. Fix: give --epochs 1 or more");
+    outcome.config.training.epochs = *request.epochs;
+  }
+  outcome.out_dir = request.out_dir.empty() ? std::filesystem::path(request.study_file.string() + ".train")
+                                            : request.out_dir;
+  std::filesystem::create_directories(outcome.out_dir);
+  write_json(outcome.out_dir / "config.json", outcome.config.to_json());
+
+  const torch::Device device = resolve_device(outcome.config.device, request.study_file.string());
+  outcome.device = device.str();
+  torch::manual_seed(outcome.config.training.seed);
+  Trainer trainer(models::make_approximator(outcome.config.approximator, outcome.config.training.seed),
+                  outcome.config.ranges, outcome.config.training, device);
+  outcome.summary = trainer.fit(on_epoch, on_step);
+  trainer.save_weights(outcome.out_dir / "weights.pt");
+  EvaluationOptions evaluation;
+  evaluation.seed = outcome.config.training.seed;
+  evaluation.batch_size = outcome.config.training.batch_size;
+  outcome.diagnostics = evaluate_posterior(trainer.approximator(), outcome.config.ranges, evaluation, device);
+  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  write_json(outcome.out_dir / "result.json", outcome.to_json());
+  return outcome;
+}
+
+}  // namespace bfhpo::trials

@@ -1,0 +1,146 @@
+#include "trials/trainer.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+namespace bfhpo::trials {
+namespace {
+
+constexpr uint64_t kValidationSeedOffset = 0x5EEDF00DULL;
+constexpr double kPi = 3.14159265358979323846;
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+std::string to_string(StopReason reason) {
+  switch (reason) {
+    case StopReason::completed: return "completed";
+    case StopReason::stopped_by_callback: return "stopped";
+    case StopReason::non_finite_loss: return "non-finite loss";
+  }
+  throw std::logic_error("unknown stop reason");
+}
+
+Trainer::Trainer(std::shared_ptr<models::ContinuousApproximatorImpl> approximator, models::IrtRanges ranges,
+                 TrainingOptions options, torch::Device device)
+    : approximator_(std::move(approximator)),
+      simulator_(ranges, options.seed, device),
+      validation_simulator_(ranges, options.seed + kValidationSeedOffset, device),
+      options_(options),
+      device_(device),
+      optimizer_(approximator_->parameters(), torch::optim::AdamOptions(options.learning_rate)) {
+  if (options_.epochs < 1 || options_.num_batches < 1 || options_.batch_size < 1 || options_.validation_sims < 1)
+    throw std::invalid_argument("Trainer: epochs, num_batches, batch_size and validation_sims must be >= 1");
+  approximator_->to(device_);
+}
+
+double Trainer::learning_rate_at(int step) const {
+  const int total = total_steps();
+  const int warmup = static_cast<int>(std::ceil(options_.warmup_fraction * total));
+  if (step < warmup) return options_.learning_rate * (step + 1) / warmup;
+  const double progress = total > warmup ? static_cast<double>(step - warmup) / (total - warmup) : 1.0;
+  return options_.learning_rate * 0.5 * (1.0 + std::cos(kPi * progress));
+}
+
+void Trainer::set_batch_size(int64_t batch_size) {
+  if (batch_size < 1) throw std::invalid_argument("Trainer: batch size must be >= 1");
+  options_.batch_size = batch_size;
+}
+
+double Trainer::train_step() {
+  approximator_->train();
+  for (auto& group : optimizer_.param_groups())
+    static_cast<torch::optim::AdamOptions&>(group.options()).lr(learning_rate_at(steps_completed_));
+  double loss_value = 0.0;
+  {
+    const auto batch = simulator_.sample(options_.batch_size, static_cast<uint64_t>(steps_completed_));
+    optimizer_.zero_grad();
+    const auto terms = approximator_->loss(batch.responses, batch.item_params);
+    loss_value = terms.total.item<double>();
+    if (!std::isfinite(loss_value)) return loss_value;  // the caller stops; nothing was updated
+    terms.total.backward();
+  }
+  if (options_.clip_grad_norm > 0) torch::nn::utils::clip_grad_norm_(approximator_->parameters(), options_.clip_grad_norm);
+  optimizer_.step();
+  optimizer_.zero_grad();
+  ++steps_completed_;
+  return loss_value;
+}
+
+double Trainer::validation_loss() {
+  torch::NoGradGuard no_grad;
+  approximator_->eval();
+  double weighted_sum = 0.0;
+  int64_t done = 0;
+  for (uint64_t index = 0; done < options_.validation_sims; ++index) {
+    const int64_t n = std::min(options_.batch_size, options_.validation_sims - done);
+    const auto batch = validation_simulator_.sample(n, index);
+    weighted_sum += approximator_->loss(batch.responses, batch.item_params).nll.item<double>() * n;
+    done += n;
+  }
+  approximator_->train();
+  return weighted_sum / static_cast<double>(done);
+}
+
+TrainingSummary Trainer::fit(const EpochCallback& on_epoch, const StepCallback& on_step) {
+  auto epoch_start = std::chrono::steady_clock::now();
+  while (steps_completed_ < total_steps()) {
+    const int epoch = steps_completed_ / options_.num_batches + 1;
+    const int step_in_epoch = steps_completed_ % options_.num_batches + 1;
+    const double loss = train_step();
+    if (!std::isfinite(loss)) {
+      summary_.reason = StopReason::non_finite_loss;
+      summary_.detail = "loss " + std::to_string(loss) + " at epoch " + std::to_string(epoch) + ", step " +
+                        std::to_string(step_in_epoch) + "; lower training.learning_rate or clip harder";
+      return summary_;
+    }
+    summary_.last_train_loss = loss;
+    summary_.steps_completed = steps_completed_;
+    epoch_loss_sum_ += loss;
+    if (on_step) on_step({epoch, options_.epochs, step_in_epoch, options_.num_batches, loss});
+    if (step_in_epoch < options_.num_batches) continue;
+
+    EpochReport report;
+    report.epoch = epoch;
+    report.epochs = options_.epochs;
+    report.train_loss = epoch_loss_sum_ / options_.num_batches;
+    report.validation_loss = validation_loss();
+    report.seconds = seconds_since(epoch_start);
+    epoch_loss_sum_ = 0.0;
+    epoch_start = std::chrono::steady_clock::now();
+    summary_.history.push_back(report);
+    summary_.epochs_completed = epoch;
+    summary_.validation_loss = report.validation_loss;
+    if (!std::isfinite(report.validation_loss)) {
+      summary_.reason = StopReason::non_finite_loss;
+      summary_.detail = "validation loss " + std::to_string(report.validation_loss) + " after epoch " +
+                        std::to_string(epoch) + "; lower training.learning_rate";
+      return summary_;
+    }
+    if (on_epoch && !on_epoch(report)) {
+      summary_.reason = StopReason::stopped_by_callback;
+      summary_.detail = "stopped after epoch " + std::to_string(epoch);
+      return summary_;
+    }
+  }
+  summary_.reason = StopReason::completed;
+  return summary_;
+}
+
+void Trainer::save_weights(const std::filesystem::path& path) const {
+  torch::serialize::OutputArchive archive;
+  approximator_->save(archive);
+  archive.save_to(path.string());
+}
+
+void Trainer::load_weights(const std::filesystem::path& path) {
+  torch::serialize::InputArchive archive;
+  archive.load_from(path.string(), device_);
+  approximator_->load(archive);
+}
+
+}  // namespace bfhpo::trials

@@ -1,0 +1,110 @@
+// Online training of an approximator, as BayesFlow's fit: `epochs` x
+// `num_batches` steps, a freshly simulated batch each step (batch index =
+// global step, so a run is reproducible), Adam with linear warm-up and cosine
+// decay, gradient-norm clipping, and a fixed seeded validation set whose loss
+// is reported after every epoch (a pruner can stop the run from the callback).
+//
+// A step is all-or-nothing for the training position: train_step() advances
+// the step counter only when the step finished, so after an exception (an
+// OOM) the weights, the optimizer state and the position are those of the
+// last completed step and fit() continues from there. This is what lets
+// fit_with_oom_retry change the batch size or the item chunk and go on
+// without losing progress.
+#pragma once
+
+#include "models/approximator.hpp"
+#include "models/simulators/irt_simulator.hpp"
+
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bfhpo::trials {
+
+struct TrainingOptions {
+  int epochs = 10;
+  int num_batches = 50;            // steps per epoch
+  int64_t batch_size = 32;         // simulated datasets per step
+  double learning_rate = 5e-4;     // peak, after warm-up
+  double warmup_fraction = 0.05;   // share of all steps with a linear ramp from 0
+  double clip_grad_norm = 1.0;     // global gradient-norm clip; <= 0 turns it off
+  int64_t validation_sims = 32;    // datasets in the fixed validation set
+  uint64_t seed = 1;               // simulation and initialisation seed
+};
+
+struct EpochReport {
+  int epoch = 0;                   // 1-based
+  int epochs = 0;
+  double train_loss = 0.0;         // mean loss of the epoch's steps
+  double validation_loss = 0.0;    // NLL on the validation set (eval mode)
+  double seconds = 0.0;            // wall time of the epoch's steps and validation
+};
+
+// Called after every epoch; returning false stops the run (a pruner).
+using EpochCallback = std::function<bool(const EpochReport&)>;
+struct StepReport {
+  int epoch = 0;                   // 1-based
+  int epochs = 0;
+  int step = 0;                    // 1-based, within the epoch
+  int num_batches = 0;
+  double loss = 0.0;
+};
+
+// Called after every step (a progress display).
+using StepCallback = std::function<void(const StepReport&)>;
+
+enum class StopReason { completed, stopped_by_callback, non_finite_loss };
+std::string to_string(StopReason reason);
+
+struct TrainingSummary {
+  StopReason reason = StopReason::completed;
+  std::string detail;              // why it stopped, for a non-finite loss: where
+  int epochs_completed = 0;
+  int steps_completed = 0;
+  double last_train_loss = 0.0;
+  double validation_loss = 0.0;    // of the last completed epoch
+  std::vector<EpochReport> history;
+};
+
+class Trainer {
+ public:
+  Trainer(std::shared_ptr<models::ContinuousApproximatorImpl> approximator, models::IrtRanges ranges,
+          TrainingOptions options, torch::Device device);
+
+  // Runs every remaining step of every remaining epoch (continuing after an
+  // exception from where the last completed step left off).
+  TrainingSummary fit(const EpochCallback& on_epoch = {}, const StepCallback& on_step = {});
+  // One optimisation step on the next batch; returns its loss.
+  double train_step();
+  // Mean NLL over the validation set, in eval mode without gradients.
+  double validation_loss();
+
+  void set_batch_size(int64_t batch_size);
+  int64_t batch_size() const { return options_.batch_size; }
+  int steps_completed() const { return steps_completed_; }
+  int total_steps() const { return options_.epochs * options_.num_batches; }
+  double learning_rate_at(int step) const;
+  const TrainingOptions& options() const { return options_; }
+  models::ContinuousApproximatorImpl& approximator() { return *approximator_; }
+  torch::optim::Adam& optimizer() { return optimizer_; }
+
+  void save_weights(const std::filesystem::path& path) const;
+  void load_weights(const std::filesystem::path& path);
+
+ private:
+  std::shared_ptr<models::ContinuousApproximatorImpl> approximator_;
+  models::IrtSimulator simulator_;
+  models::IrtSimulator validation_simulator_;
+  TrainingOptions options_;
+  torch::Device device_;
+  torch::optim::Adam optimizer_;
+  int steps_completed_ = 0;
+  double epoch_loss_sum_ = 0.0;  // of the current epoch's completed steps
+  TrainingSummary summary_;
+};
+
+}  // namespace bfhpo::trials

@@ -1,0 +1,50 @@
+// What one training run needs, built from a training study's sections and a
+// trial's params:
+//
+//   "simulator":    {"model": "2pl", "n_items": [15, 50], "n_persons": [150, 500]}
+//   "training":     {"epochs", "num_batches", "batch_size", "learning_rate",
+//                    "warmup_fraction", "clip_grad_norm", "validation_sims", "device"}
+//   "approximator": ApproximatorSpec fields, nested or dotted (models/approximator_spec.hpp);
+//                   "calibrated": true is shorthand for calibration.enabled
+//
+// A search-space name is a dotted path: "training.<field>" for a training
+// option, otherwise an ApproximatorSpec field ("summary.embed_dim",
+// "flow.depth", "calibration.weight", ...). Params override the fixed values.
+// Every error is a UserError naming the study file, the field and the fix
+// (the closest valid name for an unknown one).
+#pragma once
+
+#include "hpo/study_spec.hpp"
+#include "models/approximator_spec.hpp"
+#include "models/simulators/irt_simulator.hpp"
+#include "trials/trainer.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace bfhpo::trials {
+
+struct TrialConfig {
+  models::ApproximatorSpec approximator;
+  TrainingOptions training;
+  models::IrtRanges ranges;
+  std::string device = "auto";  // "auto" (CUDA when available), "cpu" or "cuda"
+
+  // The complete configuration as JSON ({"simulator", "training", "approximator"}),
+  // which parse_trial_config reads back unchanged.
+  nlohmann::json to_json() const;
+};
+
+// The study's fixed configuration (no params). Checks every section and that
+// every search-space name maps to a field.
+TrialConfig study_trial_config(const hpo::StudySpec& study);
+// The study's fixed configuration with `params` ({"name": external value}) applied.
+TrialConfig make_trial_config(const hpo::StudySpec& study, const nlohmann::json& params,
+                              const std::string& params_source);
+// Reads {"simulator", "training", "approximator"} sections of `document`.
+TrialConfig parse_trial_config(const nlohmann::json& document, const std::string& source);
+
+torch::Device resolve_device(const std::string& device, const std::string& source);
+
+}  // namespace bfhpo::trials
