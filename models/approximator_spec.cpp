@@ -160,6 +160,12 @@ json to_json(const ApproximatorSpec& spec) {
   return out;
 }
 
+json to_json(const MemoryConfig& memory) {
+  ApproximatorSpec spec;
+  spec.memory = memory;
+  return to_json(spec)["memory"];
+}
+
 void validate(const ApproximatorSpec& spec, const std::string& where) {
   const auto positive = [&](int64_t value, const char* name) {
     require(value > 0, where, name, "must be positive, got " + std::to_string(value), "give a value >= 1");

@@ -78,6 +78,7 @@ struct ApproximatorSpec {
 // for an unknown one).
 ApproximatorSpec approximator_spec_from_json(const nlohmann::json& json, const std::string& where);
 nlohmann::json to_json(const ApproximatorSpec& spec);  // nested, every field
+nlohmann::json to_json(const MemoryConfig& memory);     // {"item_chunk_size": n or null, "gradient_checkpointing": b}
 // Sets one field by its dotted name; the same errors as above.
 void set_spec_field(ApproximatorSpec& spec, const std::string& dotted_name, const nlohmann::json& value,
                     const std::string& where);

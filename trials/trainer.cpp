@@ -87,9 +87,37 @@ double Trainer::validation_loss() {
 }
 
 TrainingSummary Trainer::fit(const EpochCallback& on_epoch, const StepCallback& on_step) {
-  auto epoch_start = std::chrono::steady_clock::now();
-  while (steps_completed_ < total_steps()) {
-    const int epoch = steps_completed_ / options_.num_batches + 1;
+  while (true) {
+    // An epoch whose steps are done but whose validation did not finish (an
+    // OOM there) is reported before training goes on.
+    const int epochs_done = steps_completed_ / options_.num_batches;
+    if (epochs_done > summary_.epochs_completed) {
+      EpochReport report;
+      report.epoch = epochs_done;
+      report.epochs = options_.epochs;
+      report.train_loss = epoch_loss_sum_ / options_.num_batches;
+      report.validation_loss = validation_loss();
+      report.seconds = seconds_since(epoch_start_);
+      epoch_loss_sum_ = 0.0;
+      epoch_start_ = std::chrono::steady_clock::now();
+      summary_.history.push_back(report);
+      summary_.epochs_completed = epochs_done;
+      summary_.validation_loss = report.validation_loss;
+      if (!std::isfinite(report.validation_loss)) {
+        summary_.reason = StopReason::non_finite_loss;
+        summary_.detail = "validation loss " + std::to_string(report.validation_loss) + " after epoch " +
+                          std::to_string(epochs_done) + "; lower training.learning_rate";
+        return summary_;
+      }
+      if (on_epoch && !on_epoch(report)) {
+        summary_.reason = StopReason::stopped_by_callback;
+        summary_.detail = "stopped after epoch " + std::to_string(epochs_done);
+        return summary_;
+      }
+    }
+    if (steps_completed_ >= total_steps()) break;
+
+    const int epoch = epochs_done + 1;
     const int step_in_epoch = steps_completed_ % options_.num_batches + 1;
     const double loss = train_step();
     if (!std::isfinite(loss)) {
@@ -102,30 +130,6 @@ TrainingSummary Trainer::fit(const EpochCallback& on_epoch, const StepCallback& 
     summary_.steps_completed = steps_completed_;
     epoch_loss_sum_ += loss;
     if (on_step) on_step({epoch, options_.epochs, step_in_epoch, options_.num_batches, loss});
-    if (step_in_epoch < options_.num_batches) continue;
-
-    EpochReport report;
-    report.epoch = epoch;
-    report.epochs = options_.epochs;
-    report.train_loss = epoch_loss_sum_ / options_.num_batches;
-    report.validation_loss = validation_loss();
-    report.seconds = seconds_since(epoch_start);
-    epoch_loss_sum_ = 0.0;
-    epoch_start = std::chrono::steady_clock::now();
-    summary_.history.push_back(report);
-    summary_.epochs_completed = epoch;
-    summary_.validation_loss = report.validation_loss;
-    if (!std::isfinite(report.validation_loss)) {
-      summary_.reason = StopReason::non_finite_loss;
-      summary_.detail = "validation loss " + std::to_string(report.validation_loss) + " after epoch " +
-                        std::to_string(epoch) + "; lower training.learning_rate";
-      return summary_;
-    }
-    if (on_epoch && !on_epoch(report)) {
-      summary_.reason = StopReason::stopped_by_callback;
-      summary_.detail = "stopped after epoch " + std::to_string(epoch);
-      return summary_;
-    }
   }
   summary_.reason = StopReason::completed;
   return summary_;

@@ -17,6 +17,7 @@
 
 #include <torch/torch.h>
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -104,6 +105,7 @@ class Trainer {
   torch::optim::Adam optimizer_;
   int steps_completed_ = 0;
   double epoch_loss_sum_ = 0.0;  // of the current epoch's completed steps
+  std::chrono::steady_clock::time_point epoch_start_ = std::chrono::steady_clock::now();
   TrainingSummary summary_;
 };
 

@@ -1,0 +1,82 @@
+#include "trials/oom_retry.hpp"
+
+#include "memory/oom.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace bfhpo::trials {
+namespace {
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+OomEvent event_of(Trainer& trainer, const std::exception& error) {
+  const models::MemoryConfig& memory = trainer.approximator().spec().memory;
+  OomEvent event;
+  event.step = trainer.steps_completed();
+  event.batch_size = trainer.batch_size();
+  event.item_chunk_size = memory.item_chunk_size;
+  event.gradient_checkpointing = memory.gradient_checkpointing;
+  event.bytes_requested = memory::oom_requested_bytes(error);
+  event.message = first_line(error.what());
+  return event;
+}
+
+// The next cheaper configuration, or false when none is left.
+bool step_down(Trainer& trainer, const OomRetryOptions& options) {
+  const models::MemoryConfig current = trainer.approximator().spec().memory;
+  for (const int64_t chunk : options.item_chunk_ladder) {
+    if (!current.item_chunk_size || chunk < *current.item_chunk_size ||
+        (chunk == *current.item_chunk_size && !current.gradient_checkpointing)) {
+      trainer.approximator().set_memory_config({chunk, true});
+      return true;
+    }
+  }
+  const auto smaller = std::min(trainer.batch_size() - 1,
+                                static_cast<int64_t>(std::floor(trainer.batch_size() / options.backoff_factor)));
+  if (smaller < options.min_batch_size) return false;
+  trainer.set_batch_size(smaller);
+  return true;
+}
+
+}  // namespace
+
+std::string describe(const OomEvent& event) {
+  std::string text = "batch " + std::to_string(event.batch_size) + ", chunk " +
+                     (event.item_chunk_size ? std::to_string(*event.item_chunk_size) : std::string("none"));
+  if (event.gradient_checkpointing) text += ", checkpointing";
+  return text;
+}
+
+FitResult fit_with_oom_retry(Trainer& trainer, const OomRetryOptions& options, const EpochCallback& on_epoch,
+                             const StepCallback& on_step) {
+  if (options.backoff_factor <= 1.0) throw std::invalid_argument("fit_with_oom_retry: backoff_factor must be > 1");
+  if (options.start_batch_size) trainer.set_batch_size(*options.start_batch_size);
+  FitResult result;
+  while (true) {
+    try {
+      result.summary = trainer.fit(on_epoch, on_step);
+      break;
+    } catch (const std::exception& error) {
+      if (!memory::is_oom_error(error)) throw;
+      result.history.push_back(event_of(trainer, error));
+    }
+    trainer.optimizer().zero_grad();
+    memory::safe_empty_cache();
+    if (!step_down(trainer, options))
+      throw OomBackoffExhausted("out of memory at the smallest configuration allowed (" +
+                                    describe(result.history.back()) + ", min_batch_size " +
+                                    std::to_string(options.min_batch_size) +
+                                    "). Fix: lower memory.oom_retry.min_batch_size, shrink the network, or raise the "
+                                    "memory budget",
+                                result.history);
+  }
+  const models::MemoryConfig& memory = trainer.approximator().spec().memory;
+  result.batch_size = trainer.batch_size();
+  result.item_chunk_size = memory.item_chunk_size;
+  result.gradient_checkpointing = memory.gradient_checkpointing;
+  result.attempts = static_cast<int>(result.history.size()) + 1;
+  return result;
+}
+
+}  // namespace bfhpo::trials

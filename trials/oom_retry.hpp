@@ -1,0 +1,67 @@
+// fit_with_oom_retry: trains to the end and survives out-of-memory errors.
+// When a step runs out of memory, the failed step's tensors are dropped, the
+// allocator cache is cleared, the configuration is made cheaper and the SAME
+// step is tried again -- weights, optimizer state and the step/epoch position
+// are those of the last completed step, so no progress is lost.
+//
+// The ladder, in order:
+//   1. a smaller item_chunk_size with gradient checkpointing: the next entry
+//      of `item_chunk_ladder` below the current chunk (no chunk counts as
+//      larger than any entry);
+//   2. once the ladder is exhausted, batch_size /= backoff_factor (rounded
+//      down, at least one less);
+//   3. below min_batch_size: OomBackoffExhausted, naming the last
+//      configuration tried; the trainer is left at its last completed step.
+#pragma once
+
+#include "trials/trainer.hpp"
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace bfhpo::trials {
+
+struct OomRetryOptions {
+  std::optional<int64_t> start_batch_size;  // none: the trainer's batch size
+  int64_t min_batch_size = 4;
+  double backoff_factor = 2.0;
+  std::vector<int64_t> item_chunk_ladder = {16, 8, 4, 2, 1};  // tried in this order, each with checkpointing
+};
+
+// One rung of the ladder: the configuration a step ran out of memory with.
+struct OomEvent {
+  int step = 0;                              // global step that failed (0-based)
+  int64_t batch_size = 0;
+  std::optional<int64_t> item_chunk_size;
+  bool gradient_checkpointing = false;
+  std::optional<int64_t> bytes_requested;    // the allocation that failed, when the error says
+  std::string message;                       // the first line of the error
+};
+
+struct FitResult {
+  int64_t batch_size = 0;                    // the configuration training finished with
+  std::optional<int64_t> item_chunk_size;
+  bool gradient_checkpointing = false;
+  int attempts = 1;                          // 1 + number of OOMs survived
+  std::vector<OomEvent> history;
+  TrainingSummary summary;
+};
+
+class OomBackoffExhausted : public std::runtime_error {
+ public:
+  OomBackoffExhausted(const std::string& message, std::vector<OomEvent> history)
+      : std::runtime_error(message), history_(std::move(history)) {}
+  const std::vector<OomEvent>& history() const { return history_; }
+
+ private:
+  std::vector<OomEvent> history_;
+};
+
+FitResult fit_with_oom_retry(Trainer& trainer, const OomRetryOptions& options = {},
+                             const EpochCallback& on_epoch = {}, const StepCallback& on_step = {});
+
+std::string describe(const OomEvent& event);  // "batch 32, chunk 8, checkpointing"
+
+}  // namespace bfhpo::trials
