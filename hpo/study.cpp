@@ -2,6 +2,10 @@
 
 #include "common/user_error.hpp"
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <set>
@@ -14,6 +18,21 @@ std::uint64_t splitmix64(std::uint64_t x) {
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
   return x ^ (x >> 31);
+}
+
+std::string host_name() {
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
+  return name;
+}
+
+// The trial's worker ran on this host and its process no longer exists.
+bool worker_is_dead(const FrozenTrial& trial) {
+  if (!trial.system_attrs.contains(kWorkerAttr)) return false;
+  const auto& worker = trial.system_attrs[kWorkerAttr];
+  if (!worker.contains("host") || worker["host"] != host_name() || !worker.contains("pid")) return false;
+  const pid_t pid = worker["pid"].get<pid_t>();
+  return pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH;
 }
 
 }  // namespace
@@ -162,21 +181,40 @@ int Study::enqueue(const Params& params) {
 
 void Study::heartbeat(int number) { journal_.set_trial_system_attr(trial_id_of(number), kHeartbeatAttr, unix_seconds_now()); }
 
+void Study::claim_for_this_process(int number) {
+  journal_.set_trial_system_attr(trial_id_of(number), kWorkerAttr, {{"host", host_name()}, {"pid", ::getpid()}});
+  heartbeat(number);
+}
+
+bool Study::fail_and_requeue(int number, const std::string& reason) {
+  const FrozenTrial failed = trial(number);
+  if (failed.state != TrialState::Running) return false;
+  journal_.set_trial_system_attr(failed.trial_id, kFailReasonAttr, reason);
+  if (!journal_.set_trial_state_values(failed.trial_id, TrialState::Fail)) return false;
+  FrozenTrial copy;
+  copy.state = TrialState::Waiting;
+  copy.params = failed.params;
+  copy.distributions = failed.distributions;
+  copy.system_attrs[kRequeuedFromAttr] = failed.number;
+  journal_.create_trial(study_id_, &copy);
+  return true;
+}
+
 std::vector<int> Study::recover_stale_trials(double stale_after_s) {
   std::vector<int> failed;
   const double now = unix_seconds_now();
   for (const auto& t : trials()) {
-    if (t.state != TrialState::Running || !t.system_attrs.contains(kHeartbeatAttr)) continue;
-    if (now - t.system_attrs[kHeartbeatAttr].get<double>() <= stale_after_s) continue;
-    journal_.set_trial_system_attr(t.trial_id, kFailReasonAttr, "stale heartbeat: the worker died");
-    if (!journal_.set_trial_state_values(t.trial_id, TrialState::Fail)) continue;  // another worker recovered it
-    FrozenTrial copy;
-    copy.state = TrialState::Waiting;
-    copy.params = t.params;
-    copy.distributions = t.distributions;
-    copy.system_attrs[kRequeuedFromAttr] = t.number;
-    journal_.create_trial(study_id_, &copy);
-    failed.push_back(t.number);
+    if (t.state != TrialState::Running) continue;
+    std::string reason;
+    if (worker_is_dead(t)) {
+      reason = "interrupted: its worker process " + t.system_attrs[kWorkerAttr]["pid"].dump() + " is gone";
+    } else if (t.system_attrs.contains(kHeartbeatAttr) &&
+               now - t.system_attrs[kHeartbeatAttr].get<double>() > stale_after_s) {
+      reason = "stale heartbeat: the worker died";
+    } else {
+      continue;
+    }
+    if (fail_and_requeue(t.number, reason)) failed.push_back(t.number);
   }
   return failed;
 }

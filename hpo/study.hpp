@@ -25,6 +25,7 @@ namespace bfhpo::hpo {
 inline constexpr const char* kHeartbeatAttr = "bfhpo:heartbeat";      // unix seconds of the last sign of life
 inline constexpr const char* kFailReasonAttr = "bfhpo:fail_reason";   // why a trial is FAIL / PRUNED
 inline constexpr const char* kRequeuedFromAttr = "bfhpo:requeued_from";  // on a WAITING copy: the FAIL trial's number
+inline constexpr const char* kWorkerAttr = "bfhpo:worker";  // {"host", "pid"} of the process running the trial
 
 struct AskedTrial {
   int number = 0;
@@ -58,8 +59,17 @@ class Study {
   // Adds a WAITING trial with fixed params (served first by ask). Returns its number.
   int enqueue(const Params& params);
   void heartbeat(int number);
-  // RUNNING trials with a heartbeat older than `stale_after_s` become FAIL and
-  // are re-queued as WAITING with the same params. Returns the failed numbers.
+  // Records that this process runs the trial (kWorkerAttr) and a first
+  // heartbeat, so a resume on this host can tell at once that it died.
+  void claim_for_this_process(int number);
+  // A RUNNING trial that did not finish through no fault of its params (the
+  // worker was interrupted or died) becomes FAIL with `reason` and a WAITING
+  // copy with the same params is queued. False when another worker finished
+  // or recovered it first.
+  bool fail_and_requeue(int number, const std::string& reason);
+  // RUNNING trials whose worker is gone become FAIL and are re-queued (as
+  // above): a heartbeat older than `stale_after_s`, or a worker process on
+  // this host that no longer exists. Returns the failed numbers.
   std::vector<int> recover_stale_trials(double stale_after_s);
 
   std::vector<FrozenTrial> trials();  // replays first

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <thread>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace bfhpo::hpo;
@@ -125,6 +126,37 @@ TEST_CASE("a stale RUNNING trial becomes FAIL and is re-queued with the same par
   other_worker.tell(retry.number, TrialState::Complete, 1.0);
   study.tell(alive.number, TrialState::Complete, 2.0);
   CHECK(study.is_done());
+}
+
+TEST_CASE("a RUNNING trial whose worker process on this host is gone is re-queued at once") {
+  ScratchStudy scratch("dead_worker");
+  StudySpec spec = scratch.spec(3);
+  Study study = open(spec);
+  AskedTrial mine = study.ask();
+  study.claim_for_this_process(mine.number);  // this process: alive
+  AskedTrial orphan = study.ask();
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  int status = 0;
+  ::waitpid(child, &status, 0);  // the child is gone now
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  study.journal().set_trial_system_attr(orphan.trial_id, kWorkerAttr, {{"host", host}, {"pid", child}});
+  study.heartbeat(orphan.number);  // a fresh heartbeat does not keep a dead worker's trial
+
+  Study restarted = open(spec);
+  REQUIRE(restarted.recover_stale_trials(3600) == std::vector<int>{orphan.number});
+  CHECK(restarted.trial(mine.number).state == TrialState::Running);
+  CHECK(restarted.trial(orphan.number).state == TrialState::Fail);
+  CHECK_THAT(restarted.trial(orphan.number).system_attrs[kFailReasonAttr].get<std::string>(),
+             Catch::Contains("interrupted"));
+  AskedTrial retry = restarted.ask();
+  CHECK(retry.from_queue);
+  CHECK(retry.params == orphan.params);
+
+  CHECK(study.fail_and_requeue(mine.number, "interrupted (Ctrl-C)"));
+  CHECK_FALSE(study.fail_and_requeue(mine.number, "twice"));  // already FAIL
+  CHECK(restarted.ask().params == mine.params);
 }
 
 TEST_CASE("one seed, one worker: the same sequence; two workers on one journal: different trials") {
