@@ -25,6 +25,7 @@ int run_enqueue(const std::vector<std::string>& args);
 int run_status(const std::vector<std::string>& args);
 int run_export(const std::vector<std::string>& args);
 int run_train(const std::vector<std::string>& args);
+int run_optimize(const std::vector<std::string>& args);
 
 // Parses `args` against `options` with STUDY.json as the first positional
 // argument. Returns false when --help was printed.

@@ -8,6 +8,7 @@ namespace bfhpo::cli {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> all{
+      {"optimize", "run (or resume) a training study: memory gate, OOM backoff, journal", run_optimize},
       {"ask", "propose a trial, record it RUNNING, print {\"trial\": N, \"params\": {...}}", run_ask},
       {"tell", "finish a trial with a value or a state", run_tell},
       {"enqueue", "add a WAITING trial with fixed params, served first by ask", run_enqueue},

@@ -1,0 +1,66 @@
+// Closed-form peak memory of one training step (forward, backward, Adam step)
+// of an approximator described by an ApproximatorSpec, at a given shape --
+// without building the network or allocating a tensor. This is the memory
+// gate: trials whose estimate exceeds the budget are pruned before launch,
+// and the TPE sampler uses it to veto candidates.
+//
+// The estimate is the sum of terms, each documented in estimate.cpp with the
+// tensors it counts, taken at the moment of the step's peak:
+//   parameters      every weight and buffer (float32)
+//   gradients       one per parameter
+//   optimizer       Adam's exp_avg and exp_avg_sq (2 x parameters)
+//   batch           the simulated batch: responses, item params, abilities
+//   summary         saved activations of the summary network: the per-item
+//                   stage over all items, or with gradient checkpointing only
+//                   its chunk outputs plus one chunk recomputed in backward;
+//                   attention blocks over items
+//   flow            saved activations of the coupling flow over B*J rows
+//   calibration     the calibration term (estimate_calibration_memory)
+//   transient       the largest short-lived buffer of the step on top
+// A device profile maps tensor bytes to device bytes: CPU exact bytes; CUDA
+// rounds every allocation as the caching allocator does and adds the context.
+// Checked against the CPU meter on a grid of configurations (bench/).
+#pragma once
+
+#include "models/approximator_spec.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+
+namespace bfhpo::memory {
+
+struct StepShape {
+  int64_t batch_size = 32;
+  int64_t n_items = 50;     // worst case: the study's max items
+  int64_t n_persons = 500;  // worst case: the study's max persons
+};
+
+struct DeviceProfile {
+  bool cuda = false;
+  int64_t context_bytes = 0;  // CUDA context and cuBLAS workspace, added once
+
+  static DeviceProfile cpu() { return {}; }
+  static DeviceProfile cuda_default();
+};
+
+struct MemoryEstimate {
+  double parameters_mb = 0, gradients_mb = 0, optimizer_mb = 0, batch_mb = 0, summary_mb = 0, flow_mb = 0,
+         calibration_mb = 0, transient_mb = 0, context_mb = 0;
+  double peak_mb = 0;  // the sum
+
+  nlohmann::json to_json() const;
+};
+
+MemoryEstimate estimate_peak_memory(const models::ApproximatorSpec& spec, const StepShape& shape,
+                                    const DeviceProfile& profile = DeviceProfile::cpu());
+// Seed API: the peak alone.
+double estimate_peak_memory_mb(const models::ApproximatorSpec& spec, const StepShape& shape,
+                               const DeviceProfile& profile = DeviceProfile::cpu());
+// The calibration term alone: n_rows = batch_size * n_items flow rows, each
+// with n_post_samples draws of param_dim, log-probs in chunks of log_prob_chunk_size.
+double estimate_calibration_memory(int64_t n_rows, int64_t n_post_samples, int64_t param_dim,
+                                   int64_t log_prob_chunk_size, const models::ApproximatorSpec& spec);
+bool exceeds_memory_budget(double peak_mb, double budget_mb);
+
+}  // namespace bfhpo::memory

@@ -1,0 +1,27 @@
+#include "trials/memory_gate.hpp"
+
+namespace bfhpo::trials {
+
+memory::StepShape worst_case_shape(const TrialConfig& config) {
+  return {config.training.batch_size, config.ranges.max_items, config.ranges.max_persons};
+}
+
+GateDecision memory_gate(const TrialConfig& config, std::optional<double> budget_mb,
+                         const memory::DeviceProfile& profile, const std::vector<int64_t>& item_chunk_ladder) {
+  const memory::StepShape shape = worst_case_shape(config);
+  std::vector<models::MemoryConfig> candidates{config.approximator.memory};
+  for (const int64_t chunk : item_chunk_ladder)
+    if (chunk < shape.n_items) candidates.push_back({chunk, true});
+  GateDecision decision;
+  models::ApproximatorSpec spec = config.approximator;
+  for (const auto& candidate : candidates) {
+    spec.memory = candidate;
+    decision.memory = candidate;
+    decision.estimate = memory::estimate_peak_memory(spec, shape, profile);
+    decision.fits = !budget_mb || !memory::exceeds_memory_budget(decision.estimate.peak_mb, *budget_mb);
+    if (decision.fits) return decision;
+  }
+  return decision;
+}
+
+}  // namespace bfhpo::trials

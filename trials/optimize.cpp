@@ -1,0 +1,70 @@
+#include "trials/optimize.hpp"
+
+#include "hpo/sampler_factory.hpp"
+
+#include <chrono>
+
+namespace bfhpo::trials {
+namespace {
+
+// True when no more trials should be started: the study's finished and
+// running trials already reach n_trials and nothing waits in the queue, so
+// workers sharing the journal do not overshoot n_trials.
+bool enough_started(const std::vector<hpo::FrozenTrial>& trials, int n_trials) {
+  int running = 0;
+  for (const auto& t : trials) {
+    if (t.state == hpo::TrialState::Waiting) return false;
+    running += t.state == hpo::TrialState::Running;
+  }
+  return hpo::count_finished(trials) + running >= n_trials;
+}
+
+}  // namespace
+
+int OptimizeSummary::pruned_for_memory() const {
+  int n = 0;
+  for (const auto& o : outcomes) n += o.state == hpo::TrialState::Pruned && o.reason.rfind(kPruneReasonMemory, 0) == 0;
+  return n;
+}
+
+OptimizeSummary optimize_study(const OptimizeOptions& options, const TrialObserver& observer,
+                               const std::atomic<bool>* interrupted) {
+  const auto start = std::chrono::steady_clock::now();
+  hpo::StudySpec spec = hpo::load_study_spec(options.study_file);
+  if (options.n_trials) spec.n_trials = *options.n_trials;
+  if (options.timeout_s) spec.timeout_s = *options.timeout_s;
+  if (options.seed) spec.seed = *options.seed;
+  StudyContext context = StudyContext::load(spec, interrupted);
+  if (options.memory_gate) context.settings.memory.gate = *options.memory_gate;
+
+  hpo::Study study(spec, hpo::make_sampler(spec));
+  OptimizeSummary summary;
+  summary.n_trials = spec.n_trials;
+  summary.device = context.device.str();
+  summary.budget_mb = context.budget_mb;
+  summary.recovered = study.recover_stale_trials(kStaleHeartbeat_s);
+  const hpo::FeasiblePredicate feasible = context.memory_feasibility();
+  while (true) {
+    if (interrupted && interrupted->load()) {
+      summary.interrupted = true;
+      break;
+    }
+    if (study.timed_out()) {
+      summary.timed_out = true;
+      break;
+    }
+    if (enough_started(study.trials(), spec.n_trials)) break;
+    const hpo::AskedTrial asked = study.ask(feasible);
+    summary.outcomes.push_back(run_trial(study, asked, context, observer));
+    if (summary.outcomes.back().interrupted) {
+      summary.interrupted = true;
+      break;
+    }
+  }
+  summary.trials = study.trials();
+  summary.best = study.best_trial();
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return summary;
+}
+
+}  // namespace bfhpo::trials

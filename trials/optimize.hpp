@@ -1,0 +1,47 @@
+// `bfhpo optimize`: creates or resumes a training study from its journal and
+// runs trials until the study holds n_trials finished trials (whoever ran
+// them: several processes may share the journal), the timeout passes, or the
+// run is interrupted. On start, RUNNING trials whose worker is gone (a kill -9,
+// a crash) become FAIL and are re-queued with the same params, so no finished
+// trial is lost and the interrupted one runs again.
+#pragma once
+
+#include "trials/runner.hpp"
+
+#include <atomic>
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+namespace bfhpo::trials {
+
+struct OptimizeOptions {
+  std::filesystem::path study_file;
+  std::optional<int> n_trials;       // override the study's n_trials
+  std::optional<double> timeout_s;   // override the study's timeout_s
+  std::optional<uint64_t> seed;      // override the study's seed
+  std::optional<bool> memory_gate;   // override memory.gate
+};
+
+struct OptimizeSummary {
+  std::vector<TrialOutcome> outcomes;  // the trials this run ran, in order
+  std::vector<int> recovered;          // trials re-queued on start
+  std::vector<hpo::FrozenTrial> trials;  // the whole study at the end
+  std::optional<hpo::FrozenTrial> best;
+  int n_trials = 0;
+  bool interrupted = false;
+  bool timed_out = false;
+  double seconds = 0.0;
+  std::string device;
+  std::optional<double> budget_mb;
+
+  int pruned_for_memory() const;
+};
+
+OptimizeSummary optimize_study(const OptimizeOptions& options, const TrialObserver& observer = {},
+                               const std::atomic<bool>* interrupted = nullptr);
+
+// Seconds after which a RUNNING trial without a heartbeat counts as dead.
+inline constexpr double kStaleHeartbeat_s = 120.0;
+
+}  // namespace bfhpo::trials

@@ -1,0 +1,220 @@
+#include "trials/runner.hpp"
+
+#include "common/user_error.hpp"
+#include "memory/cpu_memory_tracking.hpp"
+#include "memory/meter.hpp"
+#include "memory/oom.hpp"
+#include "trials/evaluation.hpp"
+#include "trials/memory_gate.hpp"
+#include "trials/oom_retry.hpp"
+#include "trials/probe.hpp"
+
+#include <chrono>
+#include <cmath>
+
+namespace bfhpo::trials {
+namespace {
+
+constexpr double kMb = 1024.0 * 1024.0;
+constexpr double kHeartbeatEvery_s = 10.0;
+
+// Thrown from a training callback when the run is interrupted.
+struct Interrupted {};
+
+// Records attributes on the trial as they become known.
+class TrialRecord {
+ public:
+  TrialRecord(hpo::Study& study, const hpo::AskedTrial& asked, TrialOutcome& outcome)
+      : study_(study), trial_id_(asked.trial_id), outcome_(outcome) {}
+  void system(const std::string& key, const nlohmann::json& value) {
+    study_.journal().set_trial_system_attr(trial_id_, "bfhpo:" + key, value);
+    outcome_.attributes[key] = value;
+  }
+  void user(const std::string& key, const nlohmann::json& value) {
+    study_.journal().set_trial_user_attr(trial_id_, key, value);
+    outcome_.attributes[key] = value;
+  }
+
+ private:
+  hpo::Study& study_;
+  int trial_id_;
+  TrialOutcome& outcome_;
+};
+
+nlohmann::json history_json(const std::vector<OomEvent>& history) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& e : history)
+    out.push_back({{"step", e.step},
+                   {"config", describe(e)},
+                   {"bytes_requested", e.bytes_requested ? nlohmann::json(*e.bytes_requested) : nlohmann::json()},
+                   {"error", e.message}});
+  return out;
+}
+
+}  // namespace
+
+StudyContext StudyContext::load(const hpo::StudySpec& spec, const std::atomic<bool>* interrupted) {
+  StudyContext context;
+  context.spec = spec;
+  context.settings = parse_study_settings(spec);
+  const TrialConfig fixed = study_trial_config(spec);
+  context.device = resolve_device(fixed.device, spec.source.string());
+  context.profile = context.device.is_cuda() ? memory::DeviceProfile::cuda_default() : memory::DeviceProfile::cpu();
+  context.budget_mb = context.settings.memory.budget_for(memory::device_total_bytes(context.device));
+  context.weights_dir = spec.storage.string() + ".weights";
+  context.interrupted = interrupted;
+  return context;
+}
+
+hpo::FeasiblePredicate StudyContext::memory_feasibility() const {
+  if (!settings.memory.gate || !budget_mb) return {};
+  return [this](const hpo::Params& params) {
+    try {
+      const TrialConfig config = make_trial_config(spec, spec.search_space.to_external(params), "proposal");
+      return memory_gate(config, budget_mb, profile, settings.memory.oom_retry.item_chunk_ladder).fits;
+    } catch (const UserError&) {
+      return false;  // an invalid combination (heads not dividing embed_dim): never propose it
+    }
+  };
+}
+
+TrialOutcome run_trial(hpo::Study& study, const hpo::AskedTrial& asked, const StudyContext& context,
+                       const TrialObserver& observer) {
+  const auto start = std::chrono::steady_clock::now();
+  TrialOutcome outcome;
+  outcome.number = asked.number;
+  TrialRecord record(study, asked, outcome);
+  study.claim_for_this_process(asked.number);
+  const nlohmann::json params = context.spec.search_space.to_external(asked.params);
+  if (observer.on_start) observer.on_start(asked, params);
+  // Every path ends here: the time is recorded while the trial still takes attributes.
+  const auto finish = [&](hpo::TrialState state, std::optional<double> value, const std::string& reason) {
+    record.system("seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    outcome.state = state;
+    outcome.value = value;
+    outcome.reason = reason;
+    if (outcome.interrupted) {
+      study.fail_and_requeue(asked.number, reason);
+    } else {
+      study.tell(asked.number, state, value, reason);
+    }
+    if (observer.on_finish) observer.on_finish(outcome);
+    return outcome;
+  };
+
+  TrialConfig config;
+  try {
+    config = make_trial_config(context.spec, params, context.spec.source.string() + " (trial " +
+                                                         std::to_string(asked.number) + " params)");
+  } catch (const UserError& e) {
+    return finish(hpo::TrialState::Fail, {}, std::string("invalid params: ") + e.what());
+  }
+  const MemorySettings& memory_settings = context.settings.memory;
+  const GateDecision gate = memory_gate(config, memory_settings.gate ? context.budget_mb : std::nullopt,
+                                        context.profile, memory_settings.oom_retry.item_chunk_ladder);
+  record.system("estimated_peak_mb", gate.estimate.peak_mb);
+  record.system("estimate", gate.estimate.to_json());
+  if (context.budget_mb) record.system("budget_mb", *context.budget_mb);
+  if (!gate.fits) {
+    return finish(hpo::TrialState::Pruned, {},
+                  std::string(kPruneReasonMemory) + ": estimated peak " + std::to_string(gate.estimate.peak_mb) +
+                      " MB exceeds the budget of " + std::to_string(*context.budget_mb) +
+                      " MB at every memory configuration");
+  }
+  config.approximator.memory = gate.memory;
+
+  memory::MemoryMeter meter(context.device);
+  const int64_t baseline = meter.snapshot().current_bytes;
+  std::optional<memory::CpuMemoryBudget> cpu_budget;
+  if (context.device.is_cpu() && context.budget_mb)
+    cpu_budget.emplace(static_cast<int64_t>(*context.budget_mb * kMb) + baseline);
+  meter.reset_peak();
+
+  torch::manual_seed(config.training.seed + static_cast<uint64_t>(asked.number));
+  TrainingOptions training = config.training;
+  training.seed = config.training.seed + static_cast<uint64_t>(asked.number);
+  Trainer trainer(models::make_approximator(config.approximator, training.seed), config.ranges, training,
+                  context.device);
+  if (memory_settings.probe) {
+    ProbeOptions probe;
+    probe.batch_size = training.batch_size;
+    probe.item_chunk_ladder = memory_settings.oom_retry.item_chunk_ladder;
+    probe.seed = training.seed;
+    record.system("probe", probe_memory_config(trainer.approximator(), config.ranges, probe, context.device).to_json());
+  }
+
+  auto last_heartbeat = std::chrono::steady_clock::now();
+  int last_epoch = 0;
+  const StepCallback on_step = [&](const StepReport& step) {
+    if (context.interrupted && context.interrupted->load()) throw Interrupted{};
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - last_heartbeat).count() > kHeartbeatEvery_s) {
+      study.heartbeat(asked.number);
+      last_heartbeat = std::chrono::steady_clock::now();
+    }
+    if (observer.on_step) observer.on_step(step);
+  };
+  bool pruned_by_pruner = false;
+  const EpochCallback on_epoch = [&](const EpochReport& epoch) {
+    last_epoch = epoch.epoch;
+    study.report(asked.number, epoch.epoch, epoch.validation_loss);
+    study.heartbeat(asked.number);
+    last_heartbeat = std::chrono::steady_clock::now();
+    if (observer.on_epoch) observer.on_epoch(epoch);
+    pruned_by_pruner = study.should_prune(asked.number);
+    return !pruned_by_pruner && !(context.interrupted && context.interrupted->load());
+  };
+
+  FitResult fit;
+  try {
+    fit = fit_with_oom_retry(trainer, memory_settings.oom_retry, on_epoch, on_step);
+  } catch (const Interrupted&) {
+    cpu_budget.reset();
+    outcome.interrupted = true;
+    return finish(hpo::TrialState::Fail, {}, "interrupted (Ctrl-C) in epoch " + std::to_string(last_epoch + 1));
+  } catch (const OomBackoffExhausted& e) {
+    cpu_budget.reset();
+    record.system("oom_attempts", static_cast<int>(e.history().size()));
+    record.system("oom_history", history_json(e.history()));
+    return finish(hpo::TrialState::Fail, {}, std::string("oom: ") + e.what());
+  }
+  record.system("measured_peak_mb", static_cast<double>(meter.snapshot().peak_bytes - baseline) / kMb);
+  cpu_budget.reset();
+  record.system("device", context.device.str());
+  record.system("batch_size", fit.batch_size);
+  record.system("item_chunk_size", fit.item_chunk_size ? nlohmann::json(*fit.item_chunk_size) : nlohmann::json());
+  record.system("gradient_checkpointing", fit.gradient_checkpointing);
+  record.system("oom_attempts", static_cast<int>(fit.history.size()));
+  record.system("oom_history", history_json(fit.history));
+  if (fit.summary.epochs_completed > 0) record.user("val_nll", fit.summary.validation_loss);
+
+  if (fit.summary.reason == StopReason::non_finite_loss) {
+    return finish(hpo::TrialState::Fail, {}, "non-finite loss: " + fit.summary.detail);
+  }
+  if (fit.summary.reason == StopReason::stopped_by_callback) {
+    if (pruned_by_pruner)
+      return finish(hpo::TrialState::Pruned, {}, "pruner: stopped after epoch " + std::to_string(last_epoch));
+    outcome.interrupted = true;
+    return finish(hpo::TrialState::Fail, {}, "interrupted (Ctrl-C) after epoch " + std::to_string(last_epoch));
+  }
+
+  EvaluationOptions evaluation;
+  evaluation.seed = context.spec.seed;
+  evaluation.batch_size = fit.batch_size;
+  const models::Diagnostics diagnostics =
+      evaluate_posterior(trainer.approximator(), config.ranges, evaluation, context.device);
+  double calibration_error = 0.0;
+  for (const auto& p : diagnostics.parameters) calibration_error += p.calibration_error / diagnostics.parameters.size();
+  record.user("calibration_error", calibration_error);
+  record.user("diagnostics", diagnostics.to_json());
+  const double value = context.settings.objective.value(fit.summary.validation_loss, calibration_error);
+  if (!std::isfinite(value)) {
+    return finish(hpo::TrialState::Fail, {}, "non-finite objective value");
+  }
+  std::filesystem::create_directories(context.weights_dir);
+  const auto weights = context.weights_dir / ("trial-" + std::to_string(asked.number) + ".pt");
+  trainer.save_weights(weights);
+  record.system("weights", weights.string());
+  return finish(hpo::TrialState::Complete, value, "");
+}
+
+}  // namespace bfhpo::trials

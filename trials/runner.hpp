@@ -1,0 +1,71 @@
+// One trial end to end (DESIGN.md, "Data flow of one study"):
+//   params -> TrialConfig -> memory gate (prune "memory" before launch)
+//   -> probe (optional) -> fit_with_oom_retry, reporting the validation loss
+//   every epoch so the pruner can stop it -> posterior diagnostics
+//   -> objective value -> study.tell.
+// Everything a user may want later is recorded on the trial in the journal:
+// system attributes bfhpo:* (estimate, measured peak, effective batch size and
+// chunk, OOM attempts and ladder, seconds, device, fail/prune reason) and
+// user attributes (val_nll and every diagnostic). Weights of every COMPLETE
+// trial are saved as <journal>.weights/trial-<number>.pt.
+//
+// Outcomes: COMPLETE; PRUNED (reason "memory" or "pruner"); FAIL (non-finite
+// loss, OOM below min batch size -- reason in bfhpo:fail_reason); an
+// interruption (the `interrupted` flag, e.g. Ctrl-C) marks the trial FAIL
+// "interrupted" and re-queues its params. Other errors are bugs and propagate
+// after the trial is marked FAIL with the message.
+#pragma once
+
+#include "hpo/study.hpp"
+#include "memory/estimate.hpp"
+#include "trials/study_settings.hpp"
+#include "trials/trainer.hpp"
+#include "trials/trial_config.hpp"
+
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <optional>
+
+namespace bfhpo::trials {
+
+// What every trial of one study run shares.
+struct StudyContext {
+  hpo::StudySpec spec;
+  StudySettings settings;
+  torch::Device device = torch::kCPU;
+  std::optional<double> budget_mb;   // resolved ("auto" -> a fraction of the device)
+  memory::DeviceProfile profile;
+  std::filesystem::path weights_dir;  // <journal>.weights
+  const std::atomic<bool>* interrupted = nullptr;
+
+  static StudyContext load(const hpo::StudySpec& spec, const std::atomic<bool>* interrupted);
+  // The sampler's feasibility predicate: the memory gate on a proposal.
+  hpo::FeasiblePredicate memory_feasibility() const;
+};
+
+struct TrialOutcome {
+  int number = 0;
+  hpo::TrialState state = hpo::TrialState::Fail;
+  std::optional<double> value;
+  std::string reason;  // why PRUNED / FAIL
+  nlohmann::json attributes;  // what was recorded, for the summary
+  bool interrupted = false;
+};
+
+struct TrialObserver {
+  std::function<void(const hpo::AskedTrial&, const nlohmann::json& params)> on_start;
+  StepCallback on_step;
+  std::function<void(const EpochReport&)> on_epoch;
+  std::function<void(const TrialOutcome&)> on_finish;
+};
+
+TrialOutcome run_trial(hpo::Study& study, const hpo::AskedTrial& asked, const StudyContext& context,
+                       const TrialObserver& observer = {});
+
+// Attribute names bfhpo records (system attributes).
+inline constexpr const char* kEstimatedPeakAttr = "bfhpo:estimated_peak_mb";
+inline constexpr const char* kMeasuredPeakAttr = "bfhpo:measured_peak_mb";
+inline constexpr const char* kPruneReasonMemory = "memory";
+
+}  // namespace bfhpo::trials

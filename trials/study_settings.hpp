@@ -1,0 +1,53 @@
+// The study-level sections of a training study beside the trial config
+// (trial_config.hpp):
+//
+//   "memory":    {"budget_mb": 4096 | "auto", "auto_fraction": 0.9,
+//                 "gate": true, "probe": false,
+//                 "oom_retry": {"min_batch_size": 4, "backoff_factor": 2,
+//                               "item_chunk_ladder": [16, 8, 4, 2, 1]}}
+//   "objective": "val_nll" | "calibration_error" |
+//                {"val_nll": 1.0, "calibration_error": 10.0}   (a weighted sum)
+//
+// budget_mb "auto" is auto_fraction of the device's memory. On CPU the budget
+// is also enforced while a trial trains (memory/cpu_memory_tracking.hpp), so
+// a CPU run behaves like a GPU of that size; without budget_mb a CPU run has
+// no budget and the gate has nothing to check.
+#pragma once
+
+#include "hpo/study_spec.hpp"
+#include "trials/oom_retry.hpp"
+
+#include <optional>
+#include <string>
+
+namespace bfhpo::trials {
+
+struct MemorySettings {
+  std::optional<double> budget_mb;  // fixed budget
+  bool budget_auto = false;         // budget = auto_fraction x the device's memory
+  double auto_fraction = 0.9;
+  bool gate = true;                 // prune trials whose estimate exceeds the budget, before launch
+  bool probe = false;               // measure one step per memory config before training
+  OomRetryOptions oom_retry;
+
+  // The budget in MB on `device_total_bytes` of memory; none when unset.
+  std::optional<double> budget_for(int64_t device_total_bytes) const;
+};
+
+struct Objective {
+  double val_nll_weight = 1.0;
+  double calibration_error_weight = 0.0;
+
+  double value(double val_nll, double calibration_error) const;
+  std::string describe() const;  // "val_nll", "calibration_error" or "1*val_nll + 10*calibration_error"
+};
+
+struct StudySettings {
+  MemorySettings memory;
+  Objective objective;
+};
+
+// UserError naming the study file, the field and the fix.
+StudySettings parse_study_settings(const hpo::StudySpec& study);
+
+}  // namespace bfhpo::trials
