@@ -21,8 +21,11 @@
 #pragma once
 
 #include "models/approximator_spec.hpp"
+#include "models/networks/mlp.hpp"
 
 #include <torch/torch.h>
+
+#include <optional>
 
 namespace bfhpo::models {
 
@@ -45,9 +48,17 @@ class SummaryNetworkImpl : public torch::nn::Module {
   static constexpr int64_t n_cell_features = 4;
 
  private:
+  // Per-item stage for a chunk of items: responses [B, P, c] and the persons'
+  // raw scores [B, P] -> [B, c, cell_dim].
+  torch::Tensor pool_persons(const torch::Tensor& responses, const torch::Tensor& person_score);
+  torch::Tensor per_item_stage(const torch::Tensor& responses);  // [B, P, J] -> [B, J, cell_dim]
+
   SummarySpec spec_;
   MemoryConfig memory_;
-  // ... layers: cell phi Mlp, item projection, attention blocks, global Mlp
+  Mlp phi_{nullptr};
+  torch::nn::Linear item_projection_{nullptr};
+  torch::nn::ModuleList attention_blocks_{nullptr};
+  Mlp global_mlp_{nullptr};
 };
 TORCH_MODULE(SummaryNetwork);
 

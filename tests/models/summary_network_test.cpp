@@ -1,0 +1,128 @@
+#include <catch2/catch.hpp>
+
+#include "models/networks/summary_network.hpp"
+
+#include <map>
+#include <string>
+
+using namespace bfhpo::models;
+
+namespace {
+
+SummarySpec tiny_spec(double dropout = 0.0) {
+  SummarySpec spec;
+  spec.cell_dim = 6;
+  spec.cell_mlp_width = 12;
+  spec.cell_mlp_depth = 2;
+  spec.embed_dim = 8;
+  spec.attention_heads = 2;
+  spec.attention_layers = 2;
+  spec.summary_dim = 5;
+  spec.dropout = dropout;
+  return spec;
+}
+
+torch::Tensor random_responses(int64_t batch, int64_t persons, int64_t items) {
+  return torch::bernoulli(torch::full({batch, persons, items}, 0.5));
+}
+
+struct Pass {
+  SummaryOutput output;
+  std::map<std::string, torch::Tensor> grads;
+};
+
+// Forward and backward of a fixed random linear functional of both outputs,
+// after seeding the RNG (so dropout draws are reproducible).
+Pass forward_backward(SummaryNetwork& net, const torch::Tensor& responses, uint64_t seed = 11) {
+  net->zero_grad();
+  torch::manual_seed(seed);
+  auto out = net->forward(responses);
+  const auto w_items = torch::linspace(-1, 1, out.item_context.numel()).view_as(out.item_context);
+  const auto w_global = torch::linspace(1, -2, out.global.numel()).view_as(out.global);
+  ((out.item_context * w_items).sum() + (out.global * w_global).sum()).backward();
+  Pass pass{{out.item_context.detach(), out.global.detach()}, {}};
+  for (const auto& p : net->named_parameters()) pass.grads[p.key()] = p.value().grad().clone();
+  return pass;
+}
+
+void require_same(const Pass& a, const Pass& b) {
+  REQUIRE(torch::allclose(a.output.item_context, b.output.item_context, 1e-4, 1e-5));
+  REQUIRE(torch::allclose(a.output.global, b.output.global, 1e-4, 1e-5));
+  REQUIRE(a.grads.size() == b.grads.size());
+  for (const auto& [name, grad] : a.grads) {
+    INFO(name);
+    REQUIRE(torch::allclose(grad, b.grads.at(name), 1e-4, 1e-5));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("SummaryNetwork output shapes", "[networks]") {
+  torch::manual_seed(0);
+  const auto spec = tiny_spec();
+  SummaryNetwork net(spec);
+  const auto out = net->forward(random_responses(3, 7, 4));
+  REQUIRE(out.item_context.sizes().vec() == std::vector<int64_t>{3, 4, spec.embed_dim});
+  REQUIRE(out.global.sizes().vec() == std::vector<int64_t>{3, spec.summary_dim});
+  const auto condition = out.per_item_condition();
+  REQUIRE(condition.sizes().vec() == std::vector<int64_t>{3, 4, spec.embed_dim + spec.summary_dim});
+  REQUIRE(torch::equal(condition.slice(2, 0, spec.embed_dim), out.item_context));
+  REQUIRE(torch::equal(condition.select(1, 2).slice(1, spec.embed_dim), out.global));
+}
+
+TEST_CASE("SummaryNetwork is invariant to persons and equivariant to items", "[networks]") {
+  torch::manual_seed(1);
+  SummaryNetwork net(tiny_spec(0.2));
+  net->eval();
+  const auto y = random_responses(2, 9, 6);
+  const auto out = net->forward(y);
+
+  const auto persons = torch::randperm(9, torch::kLong);
+  const auto by_persons = net->forward(y.index_select(1, persons));
+  REQUIRE(torch::allclose(by_persons.item_context, out.item_context, 1e-4, 1e-5));
+  REQUIRE(torch::allclose(by_persons.global, out.global, 1e-4, 1e-5));
+
+  const auto items = torch::tensor(std::vector<int64_t>{3, 0, 5, 1, 4, 2});
+  const auto by_items = net->forward(y.index_select(2, items));
+  REQUIRE(torch::allclose(by_items.item_context, out.item_context.index_select(1, items), 1e-4, 1e-5));
+  REQUIRE(torch::allclose(by_items.global, out.global, 1e-4, 1e-5));
+  // Not vacuous: different items get different contexts.
+  REQUIRE_FALSE(torch::allclose(by_items.item_context, out.item_context, 1e-4, 1e-5));
+}
+
+TEST_CASE("SummaryNetwork: chunked and checkpointed equal unchunked outputs and gradients",
+          "[networks]") {
+  torch::manual_seed(2);
+  SummaryNetwork net(tiny_spec());
+  const auto y = random_responses(2, 5, 10);
+  const auto reference = forward_backward(net, y);
+  for (const int64_t chunk : {1, 3, 7, 10, 25}) {
+    for (const bool checkpointing : {false, true}) {
+      INFO("chunk " << chunk << ", checkpointing " << checkpointing);
+      set_summary_memory_config(net, chunk, checkpointing);
+      REQUIRE(net->memory_config().item_chunk_size == chunk);
+      require_same(forward_backward(net, y), reference);
+    }
+  }
+}
+
+TEST_CASE("SummaryNetwork: checkpointing keeps gradients with dropout in training", "[networks]") {
+  torch::manual_seed(3);
+  SummaryNetwork net(tiny_spec(0.3));
+  net->train();
+  const auto y = random_responses(2, 6, 7);
+  for (const std::optional<int64_t> chunk : {std::optional<int64_t>{}, std::optional<int64_t>{3}}) {
+    INFO("chunk " << chunk.value_or(0));
+    set_summary_memory_config(net, chunk, false);
+    const auto plain = forward_backward(net, y);
+    REQUIRE_FALSE(torch::equal(plain.output.global, forward_backward(net, y, 12).output.global));
+    set_summary_memory_config(net, chunk, true);
+    require_same(forward_backward(net, y), plain);
+  }
+}
+
+TEST_CASE("SummaryNetwork rejects a non-positive item chunk", "[networks]") {
+  SummaryNetwork net(tiny_spec());
+  REQUIRE_THROWS_AS(set_summary_memory_config(net, 0, true), std::invalid_argument);
+  REQUIRE_THROWS_AS(SummaryNetwork(tiny_spec(), MemoryConfig{-2, false}), std::invalid_argument);
+}
