@@ -7,11 +7,18 @@
 //      whose output layer is zero-initialised, so a fresh flow is the identity
 //      after actnorm; log-scales soft-clamped as clamp * 2/pi * atan(s / clamp).
 // Base distribution: standard normal.
+// param_dim must be at least 2 (a coupling needs two halves); 1 throws
+// std::invalid_argument.
 #pragma once
 
 #include "models/approximator_spec.hpp"
+#include "models/networks/actnorm.hpp"
+#include "models/networks/affine_coupling.hpp"
 
 #include <torch/torch.h>
+
+#include <utility>
+#include <vector>
 
 namespace bfhpo::models {
 
@@ -34,6 +41,9 @@ class CouplingFlowImpl : public torch::nn::Module {
  private:
   int64_t param_dim_, context_dim_;
   FlowSpec spec_;
+  std::vector<ActNorm> actnorms_;
+  std::vector<torch::Tensor> permutations_, inverse_permutations_;  // int64 index buffers
+  std::vector<DualAffineCoupling> couplings_;
 };
 TORCH_MODULE(CouplingFlow);
 
