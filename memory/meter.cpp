@@ -1,0 +1,95 @@
+#include "memory/meter.hpp"
+
+#include "memory/cpu_memory_tracking.hpp"
+
+#if defined(BFHPO_WITH_CUDA) && __has_include(<c10/cuda/CUDACachingAllocator.h>)
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
+#define BFHPO_MEMORY_HAS_CUDA 1
+#endif
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace bfhpo::memory {
+namespace {
+
+constexpr double kBytesPerMb = 1024.0 * 1024.0;
+
+[[noreturn]] void unsupported(const torch::Device& device) {
+  throw std::invalid_argument("bfhpo memory meter: unsupported device " + device.str() +
+                              " (CPU, or CUDA in a CUDA build)");
+}
+
+#ifdef BFHPO_MEMORY_HAS_CUDA
+int cuda_index(const torch::Device& device) {
+  return device.has_index() ? static_cast<int>(device.index())
+                            : static_cast<int>(c10::cuda::current_device());
+}
+
+MemorySnapshot cuda_snapshot(const torch::Device& device) {
+  // StatArray index 0 is StatType::AGGREGATE (small and large pools together).
+  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(cuda_index(device));
+  return {stats.allocated_bytes[0].current, stats.allocated_bytes[0].peak,
+          stats.reserved_bytes[0].current};
+}
+#endif
+
+}  // namespace
+
+MemoryMeter::MemoryMeter(torch::Device device) : device_(device) {
+  if (device_.is_cpu()) {
+    install_cpu_memory_tracking();
+    return;
+  }
+#ifdef BFHPO_MEMORY_HAS_CUDA
+  if (device_.is_cuda()) return;
+#endif
+  unsupported(device_);
+}
+
+MemorySnapshot MemoryMeter::snapshot() const {
+#ifdef BFHPO_MEMORY_HAS_CUDA
+  if (device_.is_cuda()) return cuda_snapshot(device_);
+#endif
+  const int64_t current = cpu_current_bytes();
+  // An allocation between the two reads may count before it raises the peak.
+  return {current, std::max(current, cpu_peak_bytes()), current};
+}
+
+void MemoryMeter::reset_peak() {
+#ifdef BFHPO_MEMORY_HAS_CUDA
+  if (device_.is_cuda()) {
+    c10::cuda::CUDACachingAllocator::resetPeakStats(cuda_index(device_));
+    return;
+  }
+#endif
+  reset_cpu_peak();
+}
+
+double MemoryMeter::peak_mb() const {
+  return static_cast<double>(snapshot().peak_bytes) / kBytesPerMb;
+}
+
+int64_t device_total_bytes(const torch::Device& device) {
+  if (device.is_cpu()) {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page_size = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page_size <= 0) {
+      throw std::runtime_error("bfhpo: sysconf cannot tell the physical memory size");
+    }
+    return static_cast<int64_t>(pages) * static_cast<int64_t>(page_size);
+  }
+#ifdef BFHPO_MEMORY_HAS_CUDA
+  if (device.is_cuda()) {
+    return static_cast<int64_t>(at::cuda::getDeviceProperties(cuda_index(device))->totalGlobalMem);
+  }
+#endif
+  unsupported(device);
+}
+
+}  // namespace bfhpo::memory

@@ -1,0 +1,67 @@
+#include "memory/oom.hpp"
+
+#include <c10/util/Exception.h>
+#include <torch/cuda.h>
+
+#if defined(BFHPO_WITH_CUDA) && __has_include(<c10/cuda/CUDACachingAllocator.h>)
+#include <c10/cuda/CUDACachingAllocator.h>
+#define BFHPO_MEMORY_HAS_CUDA 1
+#endif
+
+#include <cstring>
+#include <new>
+
+namespace bfhpo::memory {
+namespace {
+
+// Substrings of what() that only allocation failures produce.
+constexpr const char* kOomMessages[] = {
+    "CUDA out of memory",
+    "CUDA error: out of memory",
+    "CUBLAS_STATUS_ALLOC_FAILED",
+    "CUDNN_STATUS_ALLOC_FAILED",
+    "CUSOLVER_STATUS_ALLOC_FAILED",
+    "CUFFT_ALLOC_FAILED",
+    "DefaultCPUAllocator: can't allocate memory",
+    "DefaultCPUAllocator: not enough memory",
+    "out of memory (bfhpo CPU memory budget)",
+};
+
+bool is_oom_here(const std::exception& error) {
+  if (dynamic_cast<const c10::OutOfMemoryError*>(&error) != nullptr ||
+      dynamic_cast<const std::bad_alloc*>(&error) != nullptr) {
+    return true;
+  }
+  const char* what = error.what();
+  if (what == nullptr) return false;
+  for (const char* message : kOomMessages) {
+    if (std::strstr(what, message) != nullptr) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool is_oom_error(const std::exception& error) {
+  if (is_oom_here(error)) return true;
+  try {
+    std::rethrow_if_nested(error);
+  } catch (const std::exception& nested) {
+    return is_oom_error(nested);
+  } catch (...) {
+    return false;
+  }
+  return false;
+}
+
+void safe_empty_cache() noexcept {
+#ifdef BFHPO_MEMORY_HAS_CUDA
+  try {
+    if (torch::cuda::is_available()) c10::cuda::CUDACachingAllocator::emptyCache();
+  } catch (...) {
+    // Releasing a cache is best effort; the caller is already handling an error.
+  }
+#endif
+}
+
+}  // namespace bfhpo::memory
