@@ -9,6 +9,8 @@
 #endif
 
 #include <cstring>
+#include <regex>
+#include <string>
 #include <new>
 
 namespace bfhpo::memory {
@@ -52,6 +54,23 @@ bool is_oom_error(const std::exception& error) {
     return false;
   }
   return false;
+}
+
+std::optional<int64_t> oom_requested_bytes(const std::exception& error) {
+  static const std::regex tried(R"(Tried to allocate ([0-9]+(?:\.[0-9]+)?) ?(bytes|KiB|MiB|GiB|B))");
+  std::cmatch match;
+  if (std::regex_search(error.what(), match, tried)) {
+    const std::string unit = match[2];
+    const double scale = unit == "KiB" ? 1024.0 : unit == "MiB" ? 1048576.0 : unit == "GiB" ? 1073741824.0 : 1.0;
+    return static_cast<int64_t>(std::stod(match[1]) * scale);
+  }
+  try {
+    std::rethrow_if_nested(error);
+  } catch (const std::exception& nested) {
+    return oom_requested_bytes(nested);
+  } catch (...) {
+  }
+  return std::nullopt;
 }
 
 void safe_empty_cache() noexcept {

@@ -2,7 +2,9 @@
 // recovery path (probe, fit_with_oom_retry) is built on.
 #pragma once
 
+#include <cstdint>
 #include <exception>
+#include <optional>
 
 namespace bfhpo::memory {
 
@@ -19,6 +21,11 @@ namespace bfhpo::memory {
 // Everything else (shape errors, NaNs, I/O, ...) is false: those must not be
 // retried with a smaller batch.
 bool is_oom_error(const std::exception& error);
+
+// The size of the allocation that failed, read from "Tried to allocate N
+// bytes|KiB|MiB|GiB" in the message of `error` or a nested one (CUDA's
+// caching allocator and the CPU budget both say it); none when not stated.
+std::optional<int64_t> oom_requested_bytes(const std::exception& error);
 
 // Returns the CUDA caching allocator's free cached blocks to the driver, so the
 // next attempt after an OOM starts from live tensors only. A no-op when this

@@ -88,3 +88,21 @@ TEST_CASE("safe_empty_cache never throws") {
   STATIC_REQUIRE(noexcept(bfhpo::memory::safe_empty_cache()));
   bfhpo::memory::safe_empty_cache();
 }
+
+TEST_CASE("oom_requested_bytes reads the failed allocation's size, also nested") {
+  using bfhpo::memory::oom_requested_bytes;
+  const auto bytes_of = [](const std::exception_ptr& error) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      return oom_requested_bytes(e);
+    }
+  };
+  CHECK(bytes_of(thrown([] { throw std::runtime_error("CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0)"); })) ==
+        std::optional<int64_t>(20 * 1048576));
+  CHECK(bytes_of(thrown([] { throw std::runtime_error("budget. Tried to allocate 8000 bytes (0.01 MiB)"); })) ==
+        std::optional<int64_t>(8000));
+  CHECK(bytes_of(wrapped([] { throw std::runtime_error("Tried to allocate 1.50 GiB"); },
+                         std::runtime_error("step failed"))) == std::optional<int64_t>(1610612736));
+  CHECK_FALSE(bytes_of(thrown([] { throw std::runtime_error("CUDA error: out of memory"); })));
+}
