@@ -58,10 +58,11 @@ torch::Tensor SummaryNetworkImpl::per_item_stage(const torch::Tensor& responses)
   const CheckpointedFn fn = [this](const std::vector<torch::Tensor>& in) {
     return pool_persons(in[0], in[1]);
   };
+  const auto phi_params = phi_->parameters();
   std::vector<torch::Tensor> pooled;
   for (const auto& items : responses.split(chunk, 2)) {
     pooled.push_back(memory_.gradient_checkpointing
-                         ? checkpoint(fn, {items, person_score}, phi_->parameters())
+                         ? checkpoint(fn, {items, person_score}, phi_params)
                          : fn({items, person_score}));
   }
   return torch::cat(pooled, 1);

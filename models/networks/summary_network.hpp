@@ -6,15 +6,16 @@
 //     centred by the person's raw score
 //   per-item stage (DeepSet over persons, per item): phi = Mlp(F -> cell_mlp
 //     hidden -> cell_dim) on every cell, mean over persons -> [B, J, cell_dim],
-//     then a Linear to embed_dim. This stage holds the B*P*J*width activations
-//     and runs over chunks of `item_chunk_size` items; with gradient
-//     checkpointing each chunk is a custom autograd Function that runs forward
-//     under no-grad and recomputes in backward (RNG state restored so dropout
-//     draws the same mask).
+//     then a Linear to embed_dim (applied once the chunks are joined). Phi
+//     holds the B*P*J*width activations and runs over chunks of
+//     `item_chunk_size` items; with gradient checkpointing each chunk is a
+//     custom autograd Function that runs forward under no-grad and recomputes
+//     in backward (RNG state restored so dropout draws the same mask).
 //   across items: `attention_layers` SetTransformer blocks (multi-head self
 //     attention + LayerNorm + feed-forward + LayerNorm) of width embed_dim.
 //   outputs: per-item context [B, J, embed_dim] and a global summary
-//     [B, summary_dim] (mean over items, then an Mlp).
+//     [B, summary_dim] (mean over items, then an Mlp with one hidden layer of
+//     embed_dim).
 //
 // Chunked and unchunked, checkpointed and not, give the same outputs and the
 // same gradients (up to float rounding).
@@ -48,8 +49,8 @@ class SummaryNetworkImpl : public torch::nn::Module {
   static constexpr int64_t n_cell_features = 4;
 
  private:
-  // Per-item stage for a chunk of items: responses [B, P, c] and the persons'
-  // raw scores [B, P] -> [B, c, cell_dim].
+  // DeepSet over persons for a chunk of items: responses [B, P, c] and the
+  // persons' raw scores over all J items [B, P] -> [B, c, cell_dim].
   torch::Tensor pool_persons(const torch::Tensor& responses, const torch::Tensor& person_score);
   torch::Tensor per_item_stage(const torch::Tensor& responses);  // [B, P, J] -> [B, J, cell_dim]
 
