@@ -29,6 +29,8 @@ DualAffineCouplingImpl::DualAffineCouplingImpl(int64_t dim, int64_t context_dim,
     : first_half_(dim / 2), clamp_(spec.clamp) {
   if (dim < 2) throw std::invalid_argument("DualAffineCoupling: needs at least 2 dims, got " + std::to_string(dim));
   if (spec.clamp <= 0) throw std::invalid_argument("DualAffineCoupling: clamp must be positive");
+  if (spec.subnet_depth < 0 || spec.subnet_width < 1)
+    throw std::invalid_argument("DualAffineCoupling: subnet_depth must be >= 0 and subnet_width >= 1");
   const int64_t second_half = dim - first_half_;
   subnet1_ = register_module("subnet1", make_subnet(first_half_ + context_dim, second_half, spec));
   subnet2_ = register_module("subnet2", make_subnet(second_half + context_dim, first_half_, spec));

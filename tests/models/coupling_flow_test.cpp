@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 #include <sstream>
+#include <string>
 #include <vector>
 
 using namespace bfhpo::models;
@@ -117,7 +118,15 @@ TEST_CASE("CouplingFlow weights, permutations and actnorm state survive save/loa
   std::stringstream stream;
   torch::save(trained, stream);
   CouplingFlow loaded(3, 2, small_spec(), 999);  // other seed: other permutations
+  auto permutations = [](CouplingFlow& flow) {
+    std::vector<torch::Tensor> out;
+    for (const auto& buffer : flow->named_buffers())
+      if (buffer.key().find("permutation") != std::string::npos) out.push_back(buffer.value().clone());
+    return torch::stack(out);
+  };
+  REQUIRE_FALSE(torch::equal(permutations(loaded), permutations(trained)));
   torch::load(loaded, stream);
+  REQUIRE(torch::equal(permutations(loaded), permutations(trained)));
   torch::manual_seed(2);
   auto x = torch::randn({8, 3}) * 5 + 2;  // a first training batch that would re-initialise actnorm
   auto context = torch::randn({8, 2});
