@@ -71,6 +71,14 @@ TEST_CASE("cpu tracking: the raw allocate/deallocate interface is counted") {
   CHECK(cpu_current_bytes() == before);
 }
 
+TEST_CASE("cpu tracking: an allocation the system refuses leaves no trace") {
+  install_cpu_memory_tracking();
+  const int64_t before = cpu_current_bytes();
+  // 2^48 bytes: more than any machine's address space allows.
+  CHECK_THROWS_AS(torch::empty({int64_t{1} << 46}, torch::kFloat), c10::Error);
+  CHECK(cpu_current_bytes() == before);
+}
+
 TEST_CASE("cpu tracking: concurrent allocations balance to zero") {
   const int64_t before = cpu_current_bytes();
   std::vector<std::thread> threads;
