@@ -3,6 +3,7 @@
 #include "memory/cpu_memory_tracking.hpp"
 
 #if defined(BFHPO_WITH_CUDA) && __has_include(<c10/cuda/CUDACachingAllocator.h>)
+#include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
@@ -47,7 +48,12 @@ MemoryMeter::MemoryMeter(torch::Device device) : device_(device) {
     return;
   }
 #ifdef BFHPO_MEMORY_HAS_CUDA
-  if (device_.is_cuda()) return;
+  if (device_.is_cuda()) {
+    // The caching allocator has per-device state (and statistics) only after
+    // CUDA's lazy initialisation, which the first CUDA tensor triggers.
+    (void)at::empty({0}, at::TensorOptions().device(device_));
+    return;
+  }
 #endif
   unsupported(device_);
 }

@@ -1,10 +1,10 @@
 #include "memory/oom.hpp"
 
 #include <c10/util/Exception.h>
-#include <torch/cuda.h>
 
 #if defined(BFHPO_WITH_CUDA) && __has_include(<c10/cuda/CUDACachingAllocator.h>)
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <torch/cuda.h>
 #define BFHPO_MEMORY_HAS_CUDA 1
 #endif
 

@@ -51,12 +51,31 @@ TEST_CASE("cpu tracking: empty tensors count nothing") {
   CHECK(cpu_current_bytes() == before);
 }
 
+TEST_CASE("cpu tracking: tensors from before installation are never counted") {
+  // Run alone (as ctest does), this tensor predates the tracking allocator.
+  auto early = torch::empty({1000}, torch::kFloat);
+  install_cpu_memory_tracking();
+  const int64_t before = cpu_current_bytes();
+  early = torch::Tensor();
+  CHECK(cpu_current_bytes() >= 0);
+  CHECK((cpu_current_bytes() == before || cpu_current_bytes() == before - 4000));
+}
+
 TEST_CASE("cpu tracking: the raw allocate/deallocate interface is counted") {
+  install_cpu_memory_tracking();
   c10::Allocator* allocator = c10::GetCPUAllocator();
   const int64_t before = cpu_current_bytes();
   void* p = allocator->raw_allocate(1024);
   CHECK(cpu_current_bytes() == before + 1024);
   allocator->raw_deallocate(p);
+  CHECK(cpu_current_bytes() == before);
+}
+
+TEST_CASE("cpu tracking: an allocation the system refuses leaves no trace") {
+  install_cpu_memory_tracking();
+  const int64_t before = cpu_current_bytes();
+  // 2^48 bytes: more than any machine's address space allows.
+  CHECK_THROWS_AS(torch::empty({int64_t{1} << 46}, torch::kFloat), c10::Error);
   CHECK(cpu_current_bytes() == before);
 }
 
