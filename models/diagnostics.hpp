@@ -32,8 +32,8 @@
 //                    sample std). Calibrated posteriors give z ~ N(0, 1);
 //                    over-confident ones a std above 1.
 //   rank KS          the Kolmogorov-Smirnov distance sup_u |ECDF(r)(u) - u|
-//                    of the ranks from U(0, 1). With S draws it is at least
-//                    1 / (S + 1) even for exact posteriors.
+//                    of the ranks from U(0, 1). Ranks take only S + 1 values, so
+//                    even exact posteriors give about 1 / (S + 1) or more.
 // Undefined values (a constant truth or posterior mean, zero posterior
 // spread) are NaN or infinite, never an exception.
 //

@@ -66,10 +66,10 @@ TEST_CASE("diagnostics: hand-computed fractional ranks and KS distance", "[diagn
   CHECK(ranks[3][0].item<double>() == 0.25);  // the draw equal to the truth is not below
 
   // Sorted ranks 0.1, 0.4, 0.9: max(1/3 - 0.1, 2/3 - 0.4, 1 - 0.9, 0.1, 0.4 - 1/3, 0.9 - 2/3).
-  auto ks = bm::rank_ks_distance(f64({0.9, 0.5, 0.1, 0.0, 0.4, 1.0}, {3, 2}));
+  auto ks = bm::rank_ks_distance(f64({0.9, 0.5, 0.1, 1.0, 0.4, 0.9}, {3, 2}));
   CHECK(value_at(ks, 0) == Approx(2.0 / 3.0 - 0.4));
-  // Ranks 0.5, 0.0, 1.0 -> sorted 0, 0.5, 1: max(1/3, 1/6, 0, 0, 1/6, 1/3).
-  CHECK(value_at(ks, 1) == Approx(1.0 / 3.0));
+  // Sorted 0.5, 0.9, 1: the ECDF lags, max(0.5, 0.9 - 1/3, 1 - 2/3) from below.
+  CHECK(value_at(ks, 1) == Approx(0.9 - 1.0 / 3.0));
 }
 
 TEST_CASE("diagnostics: hand-computed coverage and median calibration error", "[diagnostics]") {
@@ -274,6 +274,14 @@ TEST_CASE("diagnostics: bundle, JSON and table agree with the metric functions",
   std::snprintf(contraction_text, sizeof contraction_text, "%.4f", diag.parameters[1].contraction);
   CHECK(row_b.find(contraction_text) != std::string::npos);
   CHECK(row_a.size() == header.size());
+
+  // Undefined metrics (constant truths and draws) are NaN, written as null.
+  auto flat = bm::compute_diagnostics(torch::zeros({3, 4, 1}), torch::zeros({3, 1}),
+                                      torch::ones({1}), {"c"});
+  CHECK(std::isnan(flat.parameters[0].correlation));
+  CHECK(std::isnan(flat.parameters[0].nrmse));
+  CHECK(std::isnan(flat.parameters[0].z_mean));
+  CHECK(nlohmann::json::parse(flat.to_json().dump())["parameters"][0]["correlation"].is_null());
 
   CHECK_THROWS_AS(bm::compute_diagnostics(syn.draws, syn.truths, prior_var, {"only_one"}),
                   std::invalid_argument);
