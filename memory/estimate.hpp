@@ -22,6 +22,7 @@
 // Checked against the CPU meter on a grid of configurations (bench/).
 #pragma once
 
+#include "memory/device_profile.hpp"
 #include "models/approximator_spec.hpp"
 
 #include <nlohmann/json.hpp>
@@ -36,14 +37,6 @@ struct StepShape {
   int64_t n_persons = 500;  // worst case: the study's max persons
 };
 
-struct DeviceProfile {
-  bool cuda = false;
-  int64_t context_bytes = 0;  // CUDA context and cuBLAS workspace, added once
-
-  static DeviceProfile cpu() { return {}; }
-  static DeviceProfile cuda_default();
-};
-
 struct MemoryEstimate {
   double parameters_mb = 0, gradients_mb = 0, optimizer_mb = 0, batch_mb = 0, summary_mb = 0, flow_mb = 0,
          calibration_mb = 0, transient_mb = 0, context_mb = 0;
@@ -53,10 +46,10 @@ struct MemoryEstimate {
 };
 
 MemoryEstimate estimate_peak_memory(const models::ApproximatorSpec& spec, const StepShape& shape,
-                                    const DeviceProfile& profile = DeviceProfile::cpu());
+                                    const DeviceProfile& profile = DeviceProfile{});
 // Seed API: the peak alone.
 double estimate_peak_memory_mb(const models::ApproximatorSpec& spec, const StepShape& shape,
-                               const DeviceProfile& profile = DeviceProfile::cpu());
+                               const DeviceProfile& profile = DeviceProfile{});
 // The calibration term alone: n_rows = batch_size * n_items flow rows, each
 // with n_post_samples draws of param_dim, log-probs in chunks of log_prob_chunk_size.
 double estimate_calibration_memory(int64_t n_rows, int64_t n_post_samples, int64_t param_dim,

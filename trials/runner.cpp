@@ -59,8 +59,8 @@ StudyContext StudyContext::load(const hpo::StudySpec& spec, const std::atomic<bo
   context.settings = parse_study_settings(spec);
   const TrialConfig fixed = study_trial_config(spec);
   context.device = resolve_device(fixed.device, spec.source.string());
-  context.profile = context.device.is_cuda() ? memory::DeviceProfile::cuda_default() : memory::DeviceProfile::cpu();
-  context.budget_mb = context.settings.memory.budget_for(memory::device_total_bytes(context.device));
+  context.profile = memory::device_profile(context.device);
+  context.budget_mb = context.settings.memory.budget_for(context.profile.usable_bytes());
   context.weights_dir = spec.storage.string() + ".weights";
   context.interrupted = interrupted;
   return context;
