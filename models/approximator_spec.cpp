@@ -8,12 +8,14 @@
 #include <stdexcept>
 
 namespace bfhpo::models {
+
+// Found by argument-dependent lookup, so it lives in the enum's namespace.
+NLOHMANN_JSON_SERIALIZE_ENUM(Activation, {{Activation::relu, "relu"}, {Activation::silu, "silu"},
+                                          {Activation::gelu, "gelu"}})
+
 namespace {
 
 using nlohmann::json;
-
-NLOHMANN_JSON_SERIALIZE_ENUM(Activation, {{Activation::relu, "relu"}, {Activation::silu, "silu"},
-                                          {Activation::gelu, "gelu"}})
 
 // One field of the spec: how to read it from JSON and how to write it.
 struct Field {
