@@ -58,8 +58,9 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
   for (const auto& t : request.trials)
     finished += t.state == TrialState::Complete || t.state == TrialState::Pruned;
   if (finished < options_.n_startup_trials) {
-    Proposal p = RandomSampler::draw_feasible(request, rng);
-    if (p.note.empty()) p.note = "startup random";
+    const SampleRequest unvetoed{request.space, request.trials, request.direction, request.rng_seed, {}};
+    Proposal p = RandomSampler::draw_feasible(unvetoed, rng);
+    p.note = "startup random";
     return p;
   }
 
