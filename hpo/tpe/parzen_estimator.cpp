@@ -136,32 +136,34 @@ Eigen::ArrayXXd ParzenEstimator::sample(int n, std::mt19937_64& rng) const {
 }
 
 Eigen::ArrayXd ParzenEstimator::log_pdf(const Eigen::ArrayXXd& points) const {
+  // One point at a time, vectorised over the kernels: the work array stays
+  // small (one entry per kernel) however many points are scored.
   const Eigen::Index n = points.rows(), kernels = log_weights_.size();
-  Eigen::ArrayXXd total = log_weights_.transpose().replicate(n, 1);  // n x kernels
-  for (std::size_t d = 0; d < dims_.size(); ++d) {
-    const Dim& dim = dims_[d];
-    const Eigen::ArrayXd x = points.col(static_cast<Eigen::Index>(d));
-    if (dim.categorical) {
-      for (Eigen::Index i = 0; i < n; ++i)
-        total.row(i) += dim.choice_log_probs.col(static_cast<Eigen::Index>(x[i])).transpose();
-      continue;
-    }
-    Eigen::ArrayXd tx(n);
-    for (Eigen::Index i = 0; i < n; ++i) tx[i] = to_transformed(dim, x[i]);
-    if (dim.step == 0) {
-      // Per kernel: -0.5 z^2 + log_constant, vectorised over the points.
-      for (Eigen::Index k = 0; k < kernels; ++k)
-        total.col(k) += -0.5 * ((tx - dim.mus[k]) * dim.inv_sigmas[k]).square() + dim.log_constants[k];
-    } else {
-      for (Eigen::Index i = 0; i < n; ++i)
+  Eigen::ArrayXd out(n);
+  Eigen::ArrayXd total(kernels);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    total = log_weights_;
+    for (std::size_t d = 0; d < dims_.size(); ++d) {
+      const Dim& dim = dims_[d];
+      const double x = points(i, static_cast<Eigen::Index>(d));
+      if (dim.categorical) {
+        total += dim.choice_log_probs.col(static_cast<Eigen::Index>(x));
+        continue;
+      }
+      const double tx = to_transformed(dim, x);
+      if (dim.step == 0) {
+        total += -0.5 * ((tx - dim.mus) * dim.inv_sigmas).square() + dim.log_constants;
+      } else {
         for (Eigen::Index k = 0; k < kernels; ++k)
-          total(i, k) += log_gauss_mass((tx[i] - 0.5 * dim.step - dim.mus[k]) / dim.sigmas[k],
-                                        (tx[i] + 0.5 * dim.step - dim.mus[k]) / dim.sigmas[k]) -
-                         dim.log_norm[k];
+          total[k] += log_gauss_mass((tx - 0.5 * dim.step - dim.mus[k]) / dim.sigmas[k],
+                                     (tx + 0.5 * dim.step - dim.mus[k]) / dim.sigmas[k]) -
+                      dim.log_norm[k];
+      }
     }
+    const double max = total.maxCoeff();
+    out[i] = max + std::log((total - max).exp().sum());
   }
-  const Eigen::ArrayXd max = total.rowwise().maxCoeff();
-  return max + (total.colwise() - max).exp().rowwise().sum().log();
+  return out;
 }
 
 }  // namespace bfhpo::hpo::tpe
