@@ -126,6 +126,12 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
   std::stable_sort(ranked_order.begin(), ranked_order.end(),
                    [&](Eigen::Index a, Eigen::Index b) { return ranked[a].key < ranked[b].key; });
 
+  std::vector<Eigen::Index> by_number(ranked.size());  // rows of `ranked` in trial-number order
+  std::iota(by_number.begin(), by_number.end(), 0);
+  const auto number_less = [&](Eigen::Index a, Eigen::Index b) { return ranked[a].trial->number < ranked[b].trial->number; };
+  if (!std::is_sorted(by_number.begin(), by_number.end(), number_less))
+    std::sort(by_number.begin(), by_number.end(), number_less);
+
   for (const Group& group : groups) {
     std::vector<Eigen::Index> columns;
     for (const ParamSpec* p : group)
@@ -140,9 +146,11 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
     }));
     const int n_below = std::min(tpe_gamma(n_not_running), n);  // liars never shrink or join "below"
     auto fit = [&](int from, int to) {
-      std::vector<Eigen::Index> part(observed.begin() + from, observed.begin() + to);
-      std::sort(part.begin(), part.end(),
-                [&](Eigen::Index a, Eigen::Index b) { return ranked[a].trial->number < ranked[b].trial->number; });
+      std::vector<bool> in_part(ranked.size(), false);
+      for (int i = from; i < to; ++i) in_part[observed[i]] = true;
+      std::vector<Eigen::Index> part;  // in trial-number order
+      for (Eigen::Index row : by_number)
+        if (in_part[row]) part.push_back(row);
       Eigen::ArrayXXd obs(static_cast<Eigen::Index>(part.size()), static_cast<Eigen::Index>(group.size()));
       for (std::size_t i = 0; i < part.size(); ++i)
         for (std::size_t d = 0; d < group.size(); ++d) obs(i, d) = observed_values.values(part[i], columns[d]);
