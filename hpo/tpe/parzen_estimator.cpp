@@ -58,7 +58,7 @@ ParzenEstimator::ParzenEstimator(const std::vector<Distribution>& dims, const Ei
   w.head(n) = weights;
   w[n] = options.prior_weight;
   w /= w.sum();
-  log_weights_ = w.log();
+  log_base_ = w.log();
   cumulative_weights_.resize(kernels);
   std::partial_sum(w.begin(), w.end(), cumulative_weights_.begin());
 
@@ -105,9 +105,12 @@ ParzenEstimator::ParzenEstimator(const std::vector<Distribution>& dims, const Ei
     dim.log_norm.resize(kernels);
     for (Eigen::Index k = 0; k < kernels; ++k)
       dim.log_norm[k] = log_gauss_mass((dim.low - dim.mus[k]) / dim.sigmas[k], (dim.high - dim.mus[k]) / dim.sigmas[k]);
-    dim.inv_sigmas = dim.sigmas.inverse();
-    dim.log_constants = -0.5 * std::log(2 * M_PI) - dim.log_norm;
-    if (!options.optuna31_kernel_scale) dim.log_constants -= dim.sigmas.log();
+    if (dim.step == 0) {
+      dim.scaled_inv = std::sqrt(0.5) * dim.sigmas.inverse();
+      dim.scaled_mus = dim.mus * dim.scaled_inv;
+      log_base_ += -0.5 * std::log(2 * M_PI) - dim.log_norm;
+      if (!options.optuna31_kernel_scale) log_base_ -= dim.sigmas.log();
+    }
     dims_.push_back(std::move(dim));
   }
 }
@@ -138,11 +141,11 @@ Eigen::ArrayXXd ParzenEstimator::sample(int n, std::mt19937_64& rng) const {
 Eigen::ArrayXd ParzenEstimator::log_pdf(const Eigen::ArrayXXd& points) const {
   // One point at a time, vectorised over the kernels: the work array stays
   // small (one entry per kernel) however many points are scored.
-  const Eigen::Index n = points.rows(), kernels = log_weights_.size();
+  const Eigen::Index n = points.rows(), kernels = log_base_.size();
   Eigen::ArrayXd out(n);
   Eigen::ArrayXd total(kernels);
   for (Eigen::Index i = 0; i < n; ++i) {
-    total = log_weights_;
+    total = log_base_;
     for (std::size_t d = 0; d < dims_.size(); ++d) {
       const Dim& dim = dims_[d];
       const double x = points(i, static_cast<Eigen::Index>(d));
@@ -152,7 +155,7 @@ Eigen::ArrayXd ParzenEstimator::log_pdf(const Eigen::ArrayXXd& points) const {
       }
       const double tx = to_transformed(dim, x);
       if (dim.step == 0) {
-        total += -0.5 * ((tx - dim.mus) * dim.inv_sigmas).square() + dim.log_constants;
+        total -= (tx * dim.scaled_inv - dim.scaled_mus).square();
       } else {
         for (Eigen::Index k = 0; k < kernels; ++k)
           total[k] += log_gauss_mass((tx - 0.5 * dim.step - dim.mus[k]) / dim.sigmas[k],
