@@ -2,12 +2,21 @@
 
 #include "hpo/journal_json.hpp"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <limits>
 
 namespace bfhpo::hpo {
 namespace {
+
+// Bytes a string may hold as they are: printable ASCII but the quote and the backslash.
+constexpr std::array<bool, 256> plain_bytes() {
+  std::array<bool, 256> plain{};
+  for (int c = 0x20; c < 0x7F; ++c) plain[c] = c != '"' && c != '\\';
+  return plain;
+}
+constexpr std::array<bool, 256> kPlain = plain_bytes();
 
 class Scanner {
  public:
@@ -36,6 +45,7 @@ class Scanner {
     escaped = false;
     for (; at_ < text_.size(); ++at_) {
       const auto c = static_cast<unsigned char>(text_[at_]);
+      if (kPlain[c]) continue;
       if (c == '"') {
         raw = text_.substr(start, at_ - start);
         ++at_;
@@ -123,8 +133,8 @@ class Scanner {
     return true;
   }
 
-  // An array or object: skipped over (strings respected), then parsed in full.
-  bool structured(FlatJsonObject::Field& field) {
+  // An array or object: skipped over (strings respected), then parsed in full into `out`.
+  bool structured(FlatJsonObject::Field& field, std::vector<nlohmann::json>& out) {
     const std::size_t start = at_;
     int depth = 0;
     bool in_string = false;
@@ -140,11 +150,12 @@ class Scanner {
       } else if ((c == ']' || c == '}') && --depth == 0) {
         ++at_;
         try {
-          field.structured = parse_python_json(std::string(text_.substr(start, at_ - start)));
+          out.push_back(parse_python_json(std::string(text_.substr(start, at_ - start))));
         } catch (const std::exception&) {
           return false;
         }
         field.kind = FlatJsonObject::Kind::Structured;
+        field.structured = out.size() - 1;
         return true;
       }
     }
@@ -167,7 +178,7 @@ class Scanner {
   std::size_t at_ = 0;
 };
 
-bool scan_value(Scanner& in, FlatJsonObject::Field& field) {
+bool scan_value(Scanner& in, FlatJsonObject::Field& field, std::vector<nlohmann::json>& structured) {
   const char c = in.peek();
   if (c == '"') {
     in.eat('"');
@@ -175,7 +186,7 @@ bool scan_value(Scanner& in, FlatJsonObject::Field& field) {
     return in.string(field.raw_string, field.escaped);
   }
   if (c == '[' && in.number_array(field)) return true;
-  if (c == '[' || c == '{') return in.structured(field);
+  if (c == '[' || c == '{') return in.structured(field, structured);
   if (in.eat("null")) {
     field.kind = FlatJsonObject::Kind::Null;
     return true;
@@ -206,7 +217,7 @@ std::optional<FlatJsonObject> FlatJsonObject::scan(std::string_view line) {
       in.skip_space();
       if (!in.eat(':')) return std::nullopt;
       in.skip_space();
-      if (!scan_value(in, field)) return std::nullopt;
+      if (!scan_value(in, field, object.structured_)) return std::nullopt;
       ++object.size_;
       in.skip_space();
       if (in.eat('}')) break;

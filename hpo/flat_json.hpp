@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace bfhpo::hpo {
 
@@ -36,7 +37,7 @@ class FlatJsonObject {
     std::size_t array_size = 0;   // Kind::NumberArray
     std::string_view raw_string;  // Kind::String: between the quotes, escapes not yet decoded
     bool escaped = false;         // raw_string holds a backslash escape
-    nlohmann::json structured;    // Kind::Structured
+    std::size_t structured = 0;   // Kind::Structured: index for structured()
   };
 
   // At most this many members; a line with more needs the full parser.
@@ -49,10 +50,13 @@ class FlatJsonObject {
   const Field* find(std::string_view key) const;
   // A String field's value with its escapes decoded.
   static std::string decoded(const Field& field);
+  // A Structured field's value.
+  const nlohmann::json& structured(const Field& field) const { return structured_[field.structured]; }
 
  private:
   std::array<Field, kMaxFields> fields_;
   std::size_t size_ = 0;
+  std::vector<nlohmann::json> structured_;
 };
 
 }  // namespace bfhpo::hpo

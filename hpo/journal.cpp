@@ -326,9 +326,10 @@ struct Journal::State {
       case kSetTrialSystemAttr: {
         const bool user = op == kSetTrialUserAttr;
         const auto* attr = log.find(user ? "user_attr" : "system_attr");
-        if (!integer("trial_id", id) || !attr || attr->kind != Kind::Structured || !attr->structured.is_object())
+        if (!integer("trial_id", id) || !attr || attr->kind != Kind::Structured || !log.structured(*attr).is_object())
           return false;
-        if (trial_updatable(id)) (trials[id].*(user ? &FrozenTrial::user_attrs : &FrozenTrial::system_attrs)).update(attr->structured);
+        if (trial_updatable(id))
+          (trials[id].*(user ? &FrozenTrial::user_attrs : &FrozenTrial::system_attrs)).update(log.structured(*attr));
         return true;
       }
       default:
