@@ -201,33 +201,34 @@ bool scan_value(Scanner& in, FlatJsonObject::Field& field, std::vector<nlohmann:
 
 }  // namespace
 
-std::optional<FlatJsonObject> FlatJsonObject::scan(std::string_view line) {
+bool FlatJsonObject::scan(std::string_view line) {
+  size_ = 0;
+  structured_.clear();
   Scanner in(line);
-  FlatJsonObject object;
   in.skip_space();
-  if (!in.eat('{')) return std::nullopt;
+  if (!in.eat('{')) return false;
   in.skip_space();
   if (!in.eat('}')) {
     for (;;) {
-      if (object.size_ == kMaxFields) return std::nullopt;
-      Field& field = object.fields_[object.size_];
+      if (size_ == kMaxFields) return false;
+      Field& field = fields_[size_];
+      field = Field{};
       bool escaped = false;
-      if (!in.eat('"') || !in.string(field.key, escaped) || escaped) return std::nullopt;
-      if (object.find(field.key)) return std::nullopt;
+      if (!in.eat('"') || !in.string(field.key, escaped) || escaped) return false;
+      if (find(field.key)) return false;
       in.skip_space();
-      if (!in.eat(':')) return std::nullopt;
+      if (!in.eat(':')) return false;
       in.skip_space();
-      if (!scan_value(in, field, object.structured_)) return std::nullopt;
-      ++object.size_;
+      if (!scan_value(in, field, structured_)) return false;
+      ++size_;
       in.skip_space();
       if (in.eat('}')) break;
-      if (!in.eat(',')) return std::nullopt;
+      if (!in.eat(',')) return false;
       in.skip_space();
     }
   }
   in.skip_space();
-  if (!in.done()) return std::nullopt;
-  return object;
+  return in.done();
 }
 
 const FlatJsonObject::Field* FlatJsonObject::find(std::string_view key) const {

@@ -2,7 +2,7 @@
 // parse_python_json. It reads an object's members into typed fields without
 // building a tree, and it is strict: it accepts a line only when
 // parse_python_json would read exactly the same values from it, and declines
-// (returns nullopt) on anything it does not handle -- a \u escape or a byte
+// (returns false) on anything it does not handle -- a \u escape or a byte
 // outside printable ASCII in a string, a duplicate key, an integer of more
 // than 18 digits, malformed text -- so that the caller parses the line with
 // parse_python_json and gets its values or its error.
@@ -18,7 +18,6 @@
 
 #include <array>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,8 +42,9 @@ class FlatJsonObject {
   // At most this many members; a line with more needs the full parser.
   static constexpr std::size_t kMaxFields = 12;
 
-  // The object on `line`, or nullopt where the line needs the full parser.
-  static std::optional<FlatJsonObject> scan(std::string_view line);
+  // Reads the object on `line`, replacing what was read before (one object
+  // is reused line after line); false where the line needs the full parser.
+  bool scan(std::string_view line);
 
   // The member named `key`, or nullptr.
   const Field* find(std::string_view key) const;

@@ -92,6 +92,7 @@ struct Journal::State {
   std::vector<bool> study_deleted;
   std::vector<FrozenTrial> trials;  // index = trial_id
   std::vector<int> trial_study;
+  FlatJsonObject scanned;  // the fast path's line, reused
   std::unordered_map<std::string, Distribution> distribution_cache;
   // The same, keyed by the JSON string as written in the line (escapes not decoded).
   std::map<std::string, const Distribution*, std::less<>> escaped_distribution_cache;
@@ -339,7 +340,7 @@ struct Journal::State {
 
   void apply_line(const std::string_view line, Journal::Replay replay) {
     if (replay == Journal::Replay::Fast) {
-      if (auto scanned = FlatJsonObject::scan(line); scanned && apply_scanned(*scanned)) return;
+      if (scanned.scan(line) && apply_scanned(scanned)) return;
     }
     apply(parse_python_json(std::string(line)));
   }
