@@ -210,6 +210,7 @@ TEST_CASE("startup trials sample the prior unvetoed; TPE's candidates are vetoed
   CHECK(startup_negative > 0);  // P(no negative x in 10 uniform draws) = 2^-10
   for (std::uint64_t seed = 0; seed < 10; ++seed)
     CHECK(tpe.sample({space, trials, StudyDirection::Minimize, 100 + seed, positive_x}).params.at("x") > 0.0);
+}
 
 TEST_CASE("the normal mass of an interval far out on both sides is exactly 1, as the erfc formula gives it") {
   // Just inside the shortcut's threshold the erfc path already rounds to exactly 1 ...
