@@ -45,10 +45,11 @@ void print_summary(const trials::OptimizeSummary& summary, const hpo::StudySpec&
   std::printf("best trial %d: value %s\n  params %s\n", best.number, value_text(best.value).c_str(),
               spec.search_space.to_external(best.params).dump().c_str());
   if (best.user_attrs.contains("diagnostics")) {
+    const auto number = [](const nlohmann::json& v) { return v.is_number() ? value_text(v.get<double>()) : "-"; };
     for (const auto& p : best.user_attrs["diagnostics"]["parameters"])
-      std::printf("  %-6s calibration error %s  r %s  nrmse %s  contraction %s\n",
-                  p["name"].get<std::string>().c_str(), p["calibration_error"].dump().c_str(),
-                  p["correlation"].dump().c_str(), p["nrmse"].dump().c_str(), p["contraction"].dump().c_str());
+      std::printf("  %-6s calibration error %s  recovery r %s  nrmse %s  contraction %s\n",
+                  p["name"].get<std::string>().c_str(), number(p["calibration_error"]).c_str(),
+                  number(p["correlation"]).c_str(), number(p["nrmse"]).c_str(), number(p["contraction"]).c_str());
   }
 }
 
@@ -77,9 +78,11 @@ int run_optimize(const std::vector<std::string>& args) {
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
   ProgressDisplay progress("");
+  int started = 0;
   trials::TrialObserver observer;
   observer.on_start = [&](const hpo::AskedTrial& asked, const nlohmann::json& params) {
-    progress.set_prefix("trial " + std::to_string(asked.number + 1) + "/" + std::to_string(n_trials) + " ");
+    progress.set_prefix("trial " + std::to_string(asked.number) + " (" + std::to_string(++started) + " this run, " +
+                        std::to_string(n_trials) + " in the study) ");
     std::fprintf(stderr, "trial %d%s: %s\n", asked.number, asked.from_queue ? " (queued)" : "", params.dump().c_str());
   };
   observer.on_step = [&](const trials::StepReport& s) { progress.on_step(s.epoch, s.epochs, s.step, s.num_batches, s.loss); };
