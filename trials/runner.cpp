@@ -61,7 +61,7 @@ StudyContext StudyContext::load(const hpo::StudySpec& spec, const std::atomic<bo
   context.device = resolve_device(fixed.device, spec.source.string());
   context.profile = memory::device_profile(context.device);
   context.budget_mb = context.settings.memory.budget_for(context.profile.usable_bytes());
-  context.weights_dir = spec.storage.string() + ".weights";
+  context.weights_dir = std::filesystem::absolute(spec.storage.string() + ".weights");
   context.interrupted = interrupted;
   return context;
 }
@@ -109,6 +109,11 @@ TrialOutcome run_trial(hpo::Study& study, const hpo::AskedTrial& asked, const St
   } catch (const UserError& e) {
     return finish(hpo::TrialState::Fail, {}, std::string("invalid params: ") + e.what());
   }
+  // Metered from here: a trial pruned by the gate shows that it allocated nothing.
+  memory::MemoryMeter meter(context.device);
+  const int64_t baseline = meter.snapshot().current_bytes;
+  meter.reset_peak();
+  const auto measured_peak_mb = [&] { return static_cast<double>(meter.snapshot().peak_bytes - baseline) / kMb; };
   const MemorySettings& memory_settings = context.settings.memory;
   const GateDecision gate = memory_gate(config, memory_settings.gate ? context.budget_mb : std::nullopt,
                                         context.profile, memory_settings.oom_retry.item_chunk_ladder);
@@ -116,6 +121,7 @@ TrialOutcome run_trial(hpo::Study& study, const hpo::AskedTrial& asked, const St
   record.system("estimate", gate.estimate.to_json());
   if (context.budget_mb) record.system("budget_mb", *context.budget_mb);
   if (!gate.fits) {
+    record.system("measured_peak_mb", measured_peak_mb());
     return finish(hpo::TrialState::Pruned, {},
                   std::string(kPruneReasonMemory) + ": estimated peak " + std::to_string(gate.estimate.peak_mb) +
                       " MB exceeds the budget of " + std::to_string(*context.budget_mb) +
@@ -123,12 +129,9 @@ TrialOutcome run_trial(hpo::Study& study, const hpo::AskedTrial& asked, const St
   }
   config.approximator.memory = gate.memory;
 
-  memory::MemoryMeter meter(context.device);
-  const int64_t baseline = meter.snapshot().current_bytes;
   std::optional<memory::CpuMemoryBudget> cpu_budget;
   if (context.device.is_cpu() && context.budget_mb)
     cpu_budget.emplace(static_cast<int64_t>(*context.budget_mb * kMb) + baseline);
-  meter.reset_peak();
 
   torch::manual_seed(config.training.seed + static_cast<uint64_t>(asked.number));
   TrainingOptions training = config.training;
@@ -177,7 +180,7 @@ TrialOutcome run_trial(hpo::Study& study, const hpo::AskedTrial& asked, const St
     record.system("oom_history", history_json(e.history()));
     return finish(hpo::TrialState::Fail, {}, std::string("oom: ") + e.what());
   }
-  record.system("measured_peak_mb", static_cast<double>(meter.snapshot().peak_bytes - baseline) / kMb);
+  record.system("measured_peak_mb", measured_peak_mb());
   cpu_budget.reset();
   record.system("device", context.device.str());
   record.system("batch_size", fit.batch_size);

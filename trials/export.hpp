@@ -1,0 +1,25 @@
+// Exports of a training study's best trial for other tools.
+//   best_configuration_json: what `bfhpo export --best --format json` prints
+//     for a training study -- the hpo layer's best trial (params, value,
+//     attributes) plus "config", the complete configuration with the study's
+//     fixed values and the memory configuration the trial trained with, which
+//     `bfhpo train STUDY.json --params FILE` accepts, and "weights", the path
+//     of its saved weights.
+//   bayesflow_json: the same configuration as BayesFlow (2.x) constructor
+//     arguments -- summary network stages, CouplingFlow, fit() and optimizer
+//     settings -- so a Python user can rebuild and retrain it.
+#pragma once
+
+#include "hpo/frozen_trial.hpp"
+#include "hpo/study_spec.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <vector>
+
+namespace bfhpo::trials {
+
+nlohmann::json best_configuration_json(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials);
+nlohmann::json bayesflow_json(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials);
+
+}  // namespace bfhpo::trials
