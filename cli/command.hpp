@@ -26,6 +26,8 @@ int run_status(const std::vector<std::string>& args);
 int run_export(const std::vector<std::string>& args);
 int run_train(const std::vector<std::string>& args);
 int run_optimize(const std::vector<std::string>& args);
+int run_estimate(const std::vector<std::string>& args);
+int run_probe(const std::vector<std::string>& args);
 
 // Parses `args` against `options` with STUDY.json as the first positional
 // argument. Returns false when --help was printed.
