@@ -54,7 +54,11 @@ OptimizeSummary optimize_study(const OptimizeOptions& options, const TrialObserv
       break;
     }
     if (enough_started(study.trials(), spec.n_trials)) break;
+    const auto ask_start = std::chrono::steady_clock::now();
     const hpo::AskedTrial asked = study.ask(feasible);
+    study.journal().set_trial_system_attr(
+        asked.trial_id, "bfhpo:ask_seconds",
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - ask_start).count());
     summary.outcomes.push_back(run_trial(study, asked, context, observer));
     if (summary.outcomes.back().interrupted) {
       summary.interrupted = true;

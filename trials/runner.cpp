@@ -188,6 +188,8 @@ TrialOutcome run_trial(hpo::Study& study, const hpo::AskedTrial& asked, const St
   record.system("gradient_checkpointing", fit.gradient_checkpointing);
   record.system("oom_attempts", static_cast<int>(fit.history.size()));
   record.system("oom_history", history_json(fit.history));
+  record.system("step_seconds", fit.summary.step_seconds);
+  record.system("validation_seconds", fit.summary.validation_seconds);
   if (fit.summary.epochs_completed > 0) record.user("val_nll", fit.summary.validation_loss);
 
   if (fit.summary.reason == StopReason::non_finite_loss) {
@@ -203,8 +205,11 @@ TrialOutcome run_trial(hpo::Study& study, const hpo::AskedTrial& asked, const St
   EvaluationOptions evaluation;
   evaluation.seed = context.spec.seed;
   evaluation.batch_size = fit.batch_size;
+  const auto evaluation_start = std::chrono::steady_clock::now();
   const models::Diagnostics diagnostics =
       evaluate_posterior(trainer.approximator(), config.ranges, evaluation, context.device);
+  record.system("diagnostics_seconds",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - evaluation_start).count());
   double calibration_error = 0.0;
   for (const auto& p : diagnostics.parameters) calibration_error += p.calibration_error / diagnostics.parameters.size();
   record.user("calibration_error", calibration_error);

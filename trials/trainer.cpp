@@ -96,7 +96,9 @@ TrainingSummary Trainer::fit(const EpochCallback& on_epoch, const StepCallback& 
       report.epoch = epochs_done;
       report.epochs = options_.epochs;
       report.train_loss = epoch_loss_sum_ / options_.num_batches;
+      const auto validation_start = std::chrono::steady_clock::now();
       report.validation_loss = validation_loss();
+      summary_.validation_seconds += seconds_since(validation_start);
       report.seconds = seconds_since(epoch_start_);
       epoch_loss_sum_ = 0.0;
       epoch_start_ = std::chrono::steady_clock::now();
@@ -119,7 +121,16 @@ TrainingSummary Trainer::fit(const EpochCallback& on_epoch, const StepCallback& 
 
     const int epoch = epochs_done + 1;
     const int step_in_epoch = steps_completed_ % options_.num_batches + 1;
-    const double loss = train_step();
+    struct StepClock {  // counts a step's time even when it throws (an OOM)
+      TrainingSummary& summary;
+      std::chrono::steady_clock::time_point start;
+      ~StepClock() { summary.step_seconds += seconds_since(start); }
+    };
+    double loss = 0.0;
+    {
+      StepClock clock{summary_, std::chrono::steady_clock::now()};
+      loss = train_step();
+    }
     if (!std::isfinite(loss)) {
       summary_.reason = StopReason::non_finite_loss;
       summary_.detail = "loss " + std::to_string(loss) + " at epoch " + std::to_string(epoch) + ", step " +

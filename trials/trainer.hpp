@@ -69,6 +69,8 @@ struct TrainingSummary {
   double last_train_loss = 0.0;
   double validation_loss = 0.0;    // of the last completed epoch
   std::vector<EpochReport> history;
+  double step_seconds = 0.0;       // wall time inside training steps, failed ones included
+  double validation_seconds = 0.0; // wall time of the validation passes
 };
 
 class Trainer {
