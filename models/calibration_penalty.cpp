@@ -7,14 +7,19 @@
 
 namespace bfhpo::models {
 
-torch::Tensor rank_calibration_penalty(const torch::Tensor& true_log_prob,
-                                       const torch::Tensor& sample_log_prob, const CalibrationSpec& spec) {
-  if (spec.ste_temperature <= 0) throw std::invalid_argument("calibration: ste_temperature must be positive");
-  const int64_t rows = true_log_prob.size(0);
-  auto scaled = (sample_log_prob - true_log_prob.unsqueeze(1)) / spec.ste_temperature;
+torch::Tensor straight_through_ranks(const torch::Tensor& true_log_prob, const torch::Tensor& sample_log_prob,
+                                     double ste_temperature) {
+  if (ste_temperature <= 0) throw std::invalid_argument("calibration: ste_temperature must be positive");
+  auto scaled = (sample_log_prob - true_log_prob.unsqueeze(1)) / ste_temperature;
   auto soft = torch::sigmoid(scaled);
   auto hard = (scaled > 0).to(soft.dtype());
-  auto alpha = (hard + soft - soft.detach()).mean(1);
+  return (hard + soft - soft.detach()).mean(1);
+}
+
+torch::Tensor rank_calibration_penalty(const torch::Tensor& true_log_prob,
+                                       const torch::Tensor& sample_log_prob, const CalibrationSpec& spec) {
+  const auto alpha = straight_through_ranks(true_log_prob, sample_log_prob, spec.ste_temperature);
+  const int64_t rows = true_log_prob.size(0);
   auto grid = torch::arange(1, rows + 1, alpha.options()) / static_cast<double>(rows + 1);
   auto excess = std::get<0>(alpha.sort()) - grid;
   if (spec.conservative) excess = torch::relu(excess);

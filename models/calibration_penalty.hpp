@@ -37,6 +37,12 @@ namespace bfhpo::models {
 torch::Tensor calibration_penalty(CouplingFlow& flow, const torch::Tensor& theta,
                                   const torch::Tensor& context, const CalibrationSpec& spec);
 
+// The rank alpha_i above of every row: true_log_prob [N], sample_log_prob
+// [N, S] -> [N]. Forward the hard fraction, backward the sigmoid relaxation's
+// gradient with temperature ste_temperature (> 0).
+torch::Tensor straight_through_ranks(const torch::Tensor& true_log_prob, const torch::Tensor& sample_log_prob,
+                                     double ste_temperature);
+
 // The rank-and-compare step alone: true_log_prob [N], sample_log_prob [N, S].
 // Uses spec.conservative and spec.ste_temperature.
 torch::Tensor rank_calibration_penalty(const torch::Tensor& true_log_prob,
