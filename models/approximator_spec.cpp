@@ -8,12 +8,16 @@
 #include <stdexcept>
 
 namespace bfhpo::models {
+
+// In Activation's own namespace, not an unnamed one: nlohmann_json finds
+// to_json/from_json by argument-dependent lookup, which skips unnamed namespaces
+// (from there, an Activation silently converts as its integer).
+NLOHMANN_JSON_SERIALIZE_ENUM(Activation, {{Activation::relu, "relu"}, {Activation::silu, "silu"},
+                                          {Activation::gelu, "gelu"}})
+
 namespace {
 
 using nlohmann::json;
-
-NLOHMANN_JSON_SERIALIZE_ENUM(Activation, {{Activation::relu, "relu"}, {Activation::silu, "silu"},
-                                          {Activation::gelu, "gelu"}})
 
 // One field of the spec: how to read it from JSON and how to write it.
 struct Field {

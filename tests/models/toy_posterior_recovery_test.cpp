@@ -59,8 +59,8 @@ TEST_CASE("A short training run of the flow recovers the Gaussian toy posterior"
   spec.subnet_depth = 2;
   CouplingFlow flow(2, 3, spec, 5);
 
-  const int steps = 600;
-  const double peak_lr = 1e-2;
+  const int steps = 400;
+  const double peak_lr = 3e-2;
   torch::optim::Adam optimizer(flow->parameters(), torch::optim::AdamOptions(peak_lr));
   uint64_t batch_index = 0;
   for (int step = 0; step < steps; ++step) {
