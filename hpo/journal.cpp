@@ -1,12 +1,15 @@
 #include "hpo/journal.hpp"
 
 #include "common/user_error.hpp"
+#include "hpo/flat_json.hpp"
 #include "hpo/journal_json.hpp"
 
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <ctime>
+#include <limits>
+#include <map>
 #include <random>
 #include <stdexcept>
 #include <unordered_map>
@@ -89,12 +92,21 @@ struct Journal::State {
   std::vector<bool> study_deleted;
   std::vector<FrozenTrial> trials;  // index = trial_id
   std::vector<int> trial_study;
+  FlatJsonObject scanned;  // the fast path's line, reused
   std::unordered_map<std::string, Distribution> distribution_cache;
+  // The same, keyed by the JSON string as written in the line (escapes not decoded).
+  std::map<std::string, const Distribution*, std::less<>> escaped_distribution_cache;
 
   const Distribution& distribution(const std::string& text) {
     auto it = distribution_cache.find(text);
     if (it == distribution_cache.end()) it = distribution_cache.emplace(text, distribution_from_optuna_json(text)).first;
     return it->second;
+  }
+  const Distribution& distribution(const FlatJsonObject::Field& text) {
+    auto it = escaped_distribution_cache.find(text.raw_string);
+    if (it == escaped_distribution_cache.end())
+      it = escaped_distribution_cache.emplace(text.raw_string, &distribution(FlatJsonObject::decoded(text))).first;
+    return *it->second;
   }
 
   bool study_exists(int id) const {
@@ -102,6 +114,31 @@ struct Journal::State {
   }
   bool trial_updatable(int id) const {
     return id >= 0 && id < static_cast<int>(trials.size()) && !trials[id].is_finished();
+  }
+
+  // --- the changes of the log lines, their fields already read ---
+  void add_trial(int study_id, FrozenTrial t) {
+    t.trial_id = static_cast<int>(trials.size());
+    t.number = static_cast<int>(studies[study_id].trial_ids.size());
+    studies[study_id].trial_ids.push_back(t.trial_id);
+    trials.push_back(std::move(t));
+    trial_study.push_back(study_id);
+  }
+  void set_param(int id, const std::string& name, double internal, const Distribution& d) {
+    trials[id].params[name] = internal;
+    trials[id].distributions[name] = d;
+  }
+  // Fields read only where they apply: datetime_start for RUNNING, datetime_complete for finished states.
+  void set_state_values(int id, TrialState state, std::optional<std::string> datetime_start,
+                        std::optional<std::string> datetime_complete, std::optional<double> value) {
+    FrozenTrial& t = trials[id];
+    if (datetime_start) t.datetime_start = std::move(*datetime_start);
+    t.state = state;
+    if (datetime_complete) t.datetime_complete = std::move(*datetime_complete);
+    if (value) t.value = value;
+  }
+  static bool finished(TrialState state) {
+    return state == TrialState::Complete || state == TrialState::Pruned || state == TrialState::Fail;
   }
 
   void apply(const json& log) {
@@ -136,8 +173,6 @@ struct Journal::State {
         int study_id = log.at("study_id").get<int>();
         if (!study_exists(study_id)) return;
         FrozenTrial t;
-        t.trial_id = static_cast<int>(trials.size());
-        t.number = static_cast<int>(studies[study_id].trial_ids.size());
         t.state = static_cast<TrialState>(log.value("state", 0));
         if (log.contains("distributions"))
           for (const auto& item : log["distributions"].items())
@@ -156,38 +191,38 @@ struct Journal::State {
           t.datetime_start = log["datetime_start"].get<std::string>();
         if (log.contains("datetime_complete") && log["datetime_complete"].is_string())
           t.datetime_complete = log["datetime_complete"].get<std::string>();
-        studies[study_id].trial_ids.push_back(t.trial_id);
-        trials.push_back(std::move(t));
-        trial_study.push_back(study_id);
+        add_trial(study_id, std::move(t));
         return;
       }
       case kSetTrialParam: {
         int id = log.at("trial_id").get<int>();
         if (!trial_updatable(id)) return;
         const std::string name = log.at("param_name").get<std::string>();
-        trials[id].params[name] = log.at("param_value_internal").get<double>();
-        trials[id].distributions[name] = distribution(log.at("distribution").get<std::string>());
+        const double internal = log.at("param_value_internal").get<double>();
+        set_param(id, name, internal, distribution(log.at("distribution").get<std::string>()));
         return;
       }
       case kSetTrialStateValues: {
         int id = log.at("trial_id").get<int>();
         if (!trial_updatable(id)) return;
         auto state = static_cast<TrialState>(log.at("state").get<int>());
-        FrozenTrial& t = trials[id];
-        if (state == TrialState::Running && t.state == TrialState::Running) return;
+        if (state == TrialState::Running && trials[id].state == TrialState::Running) return;
+        std::optional<std::string> start, complete;
+        std::optional<double> value;
         if (state == TrialState::Running && log.contains("datetime_start"))
-          t.datetime_start = log["datetime_start"].get<std::string>();
-        t.state = state;
-        if (t.is_finished() && log.contains("datetime_complete"))
-          t.datetime_complete = log["datetime_complete"].get<std::string>();
+          start = log["datetime_start"].get<std::string>();
+        if (finished(state) && log.contains("datetime_complete"))
+          complete = log["datetime_complete"].get<std::string>();
         if (log.contains("values") && log["values"].is_array() && !log["values"].empty())
-          t.value = log["values"][0].get<double>();
+          value = log["values"][0].get<double>();
+        set_state_values(id, state, std::move(start), std::move(complete), value);
         return;
       }
       case kSetTrialIntermediateValue: {
         int id = log.at("trial_id").get<int>();
-        if (trial_updatable(id))
-          trials[id].intermediate_values[log.at("step").get<int>()] = log.at("intermediate_value").get<double>();
+        if (!trial_updatable(id)) return;
+        const int step = log.at("step").get<int>();
+        trials[id].intermediate_values[step] = log.at("intermediate_value").get<double>();
         return;
       }
       case kSetTrialUserAttr:
@@ -203,10 +238,116 @@ struct Journal::State {
         throw std::invalid_argument("unknown op_code " + log["op_code"].dump());
     }
   }
+
+  // The fast path for the common lines: applies the line and returns true, or
+  // returns false having changed nothing when apply() must read it. Every
+  // field the op may read is checked first, so a line it takes is one that
+  // apply() reads without error and to the same effect.
+  bool apply_scanned(const FlatJsonObject& log) {
+    using Kind = FlatJsonObject::Kind;
+    const auto integer = [&](const char* key, int& out) {
+      const auto* f = log.find(key);
+      if (!f || f->kind != Kind::Integer || f->integer < std::numeric_limits<int>::min() ||
+          f->integer > std::numeric_limits<int>::max())
+        return false;
+      out = static_cast<int>(f->integer);
+      return true;
+    };
+    const auto number = [&](const char* key, double& out) {
+      const auto* f = log.find(key);
+      if (!f || (f->kind != Kind::Integer && f->kind != Kind::Float)) return false;
+      out = f->number;
+      return true;
+    };
+    // A string or absent (nullopt); false for any other kind (null where `null_ok` is false).
+    const auto optional_string = [&](const char* key, std::optional<std::string>& out, bool null_ok) {
+      const auto* f = log.find(key);
+      if (!f || (null_ok && f->kind == Kind::Null)) return true;
+      if (f->kind != Kind::String) return false;
+      out = FlatJsonObject::decoded(*f);
+      return true;
+    };
+    int op = 0, id = 0;
+    if (!integer("op_code", op)) return false;
+    switch (op) {
+      case kCreateTrial: {
+        for (const char* key : {"distributions", "params", "user_attrs", "system_attrs", "value", "values",
+                                "intermediate_values"})
+          if (log.find(key)) return false;
+        int state = 0;
+        std::optional<std::string> start, complete;
+        if (!integer("study_id", id) || (log.find("state") && !integer("state", state)) ||
+            !optional_string("datetime_start", start, true) || !optional_string("datetime_complete", complete, true))
+          return false;
+        if (!study_exists(id)) return true;
+        FrozenTrial t;
+        t.state = static_cast<TrialState>(state);
+        if (start) t.datetime_start = std::move(*start);
+        if (complete) t.datetime_complete = std::move(*complete);
+        add_trial(id, std::move(t));
+        return true;
+      }
+      case kSetTrialParam: {
+        const auto* name = log.find("param_name");
+        const auto* text = log.find("distribution");
+        double internal = 0;
+        if (!integer("trial_id", id) || !name || name->kind != Kind::String || !text || text->kind != Kind::String ||
+            !number("param_value_internal", internal))
+          return false;
+        if (trial_updatable(id)) set_param(id, FlatJsonObject::decoded(*name), internal, distribution(*text));
+        return true;
+      }
+      case kSetTrialStateValues: {
+        int state = 0;
+        std::optional<std::string> start, complete;
+        std::optional<double> value;
+        if (!integer("trial_id", id) || !integer("state", state) || !optional_string("datetime_start", start, false) ||
+            !optional_string("datetime_complete", complete, false))
+          return false;
+        if (const auto* values = log.find("values"); values && values->kind != Kind::Null) {
+          if (values->kind != Kind::NumberArray) return false;
+          if (values->array_size > 0) value = values->number;
+        }
+        if (!trial_updatable(id)) return true;
+        const auto s = static_cast<TrialState>(state);
+        if (s == TrialState::Running && trials[id].state == TrialState::Running) return true;
+        if (s != TrialState::Running) start.reset();
+        if (!finished(s)) complete.reset();
+        set_state_values(id, s, std::move(start), std::move(complete), value);
+        return true;
+      }
+      case kSetTrialIntermediateValue: {
+        int step = 0;
+        double value = 0;
+        if (!integer("trial_id", id) || !integer("step", step) || !number("intermediate_value", value)) return false;
+        if (trial_updatable(id)) trials[id].intermediate_values[step] = value;
+        return true;
+      }
+      case kSetTrialUserAttr:
+      case kSetTrialSystemAttr: {
+        const bool user = op == kSetTrialUserAttr;
+        const auto* attr = log.find(user ? "user_attr" : "system_attr");
+        if (!integer("trial_id", id) || !attr || attr->kind != Kind::Structured || !log.structured(*attr).is_object())
+          return false;
+        if (trial_updatable(id))
+          (trials[id].*(user ? &FrozenTrial::user_attrs : &FrozenTrial::system_attrs)).update(log.structured(*attr));
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+
+  void apply_line(const std::string_view line, Journal::Replay replay) {
+    if (replay == Journal::Replay::Fast) {
+      if (scanned.scan(line) && apply_scanned(scanned)) return;
+    }
+    apply(parse_python_json(std::string(line)));
+  }
 };
 
-Journal::Journal(std::filesystem::path path)
-    : path_(std::move(path)), worker_id_(make_worker_id()), state_(std::make_unique<State>()) {
+Journal::Journal(std::filesystem::path path, Replay replay)
+    : path_(std::move(path)), worker_id_(make_worker_id()), replay_(replay), state_(std::make_unique<State>()) {
   state_->fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (state_->fd < 0)
     throw UserError::at(path_.string(), "", std::string("cannot open the journal: ") + std::strerror(errno),
@@ -223,29 +364,38 @@ void Journal::sync() {
   if (::fstat(state_->fd, &info) != 0) throw std::runtime_error("fstat of the journal failed");
   const auto size = static_cast<std::uint64_t>(info.st_size);
   if (size <= state_->offset) return;
-  std::string bytes(size - state_->offset, '\0');
-  std::size_t got = 0;
-  while (got < bytes.size()) {
-    ssize_t n = ::pread(state_->fd, bytes.data() + got, bytes.size() - got, static_cast<off_t>(state_->offset + got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  bytes.resize(got);
-  std::size_t start = 0;
-  for (std::size_t end = bytes.find('\n'); end != std::string::npos; end = bytes.find('\n', start)) {
-    const std::string line = bytes.substr(start, end - start);
-    const std::uint64_t line_number = state_->lines_read + 1;
-    try {
-      state_->apply(parse_python_json(line));
-    } catch (const std::exception& e) {
-      throw UserError::at(path_.string(), "line " + std::to_string(line_number),
-                          std::string("corrupt journal line (") + e.what() + ")",
-                          "restore the journal from a backup, or delete that line if you know what it held");
+  // Read in chunks, so a long journal is never held in memory at once.
+  constexpr std::uint64_t kChunk = 1 << 20;
+  std::string pending;  // bytes after the last complete line applied
+  pending.reserve(2 * kChunk);
+  std::uint64_t read_at = state_->offset;
+  while (read_at < size) {
+    const std::size_t old = pending.size();
+    pending.resize(old + std::min(kChunk, size - read_at));
+    ssize_t n = ::pread(state_->fd, pending.data() + old, pending.size() - old, static_cast<off_t>(read_at));
+    if (n < 0 && errno == EINTR) {
+      pending.resize(old);
+      continue;
     }
-    state_->lines_read = line_number;
-    state_->offset += end - start + 1;
-    start = end + 1;
+    if (n <= 0) break;
+    pending.resize(old + static_cast<std::size_t>(n));
+    read_at += static_cast<std::uint64_t>(n);
+    std::size_t start = 0;
+    for (std::size_t end = pending.find('\n', old); end != std::string::npos; end = pending.find('\n', start)) {
+      const std::string_view line(pending.data() + start, end - start);
+      const std::uint64_t line_number = state_->lines_read + 1;
+      try {
+        state_->apply_line(line, replay_);
+      } catch (const std::exception& e) {
+        throw UserError::at(path_.string(), "line " + std::to_string(line_number),
+                            std::string("corrupt journal line (") + e.what() + ")",
+                            "restore the journal from a backup, or delete that line if you know what it held");
+      }
+      state_->lines_read = line_number;
+      state_->offset += end - start + 1;
+      start = end + 1;
+    }
+    pending.erase(0, start);
   }
   // What remains after the last newline is an incomplete line: ignored until a writer repairs it.
 }

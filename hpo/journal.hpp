@@ -43,8 +43,13 @@ struct StudyRecord {
 
 class Journal {
  public:
+  // How lines are read: Fast reads the common lines (SET_TRIAL_PARAM,
+  // SET_TRIAL_STATE_VALUES, ...) with FlatJsonObject and the rest with
+  // nlohmann; Full reads every line with nlohmann. Both give the same state.
+  enum class Replay { Fast, Full };
+
   // Opens (creating if absent) the journal file and replays it.
-  explicit Journal(std::filesystem::path path);
+  explicit Journal(std::filesystem::path path, Replay replay = Replay::Fast);
   ~Journal();
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
@@ -89,6 +94,7 @@ class Journal {
   struct State;
   std::filesystem::path path_;
   std::string worker_id_;
+  Replay replay_;
   std::unique_ptr<State> state_;
 };
 

@@ -52,8 +52,13 @@ double estimate_peak_memory_mb(const models::ApproximatorSpec& spec, const StepS
                                const DeviceProfile& profile = DeviceProfile{});
 // The calibration term alone: n_rows = batch_size * n_items flow rows, each
 // with n_post_samples draws of param_dim, log-probs in chunks of log_prob_chunk_size.
+// The flow's widths come from spec (spec.calibration is not read). MB.
 double estimate_calibration_memory(int64_t n_rows, int64_t n_post_samples, int64_t param_dim,
-                                   int64_t log_prob_chunk_size, const models::ApproximatorSpec& spec);
+                                   int64_t log_prob_chunk_size, const models::ApproximatorSpec& spec,
+                                   const DeviceProfile& profile = DeviceProfile{});
+// True when peak_mb is above budget_mb (a peak equal to the budget fits; a
+// NaN peak does not). budget_mb must be positive and finite, else
+// std::invalid_argument.
 bool exceeds_memory_budget(double peak_mb, double budget_mb);
 
 }  // namespace bfhpo::memory

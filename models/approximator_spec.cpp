@@ -9,9 +9,7 @@
 
 namespace bfhpo::models {
 
-// In Activation's own namespace, not an unnamed one: nlohmann_json finds
-// to_json/from_json by argument-dependent lookup, which skips unnamed namespaces
-// (from there, an Activation silently converts as its integer).
+// Found by argument-dependent lookup, so it lives in the enum's namespace.
 NLOHMANN_JSON_SERIALIZE_ENUM(Activation, {{Activation::relu, "relu"}, {Activation::silu, "silu"},
                                           {Activation::gelu, "gelu"}})
 

@@ -52,7 +52,9 @@ MemoryProbeReport probe_memory_config(models::ContinuousApproximatorImpl& approx
   // The batch is simulated before metering: it exists in the real run too.
   const models::IrtSimulator simulator(ranges, options.seed, device);
   const auto batch = simulator.sample_shape(options.batch_size, ranges.max_items, ranges.max_persons, 0);
-  const auto rng_state = torch::get_rng_state();  // the probe's random draws leave no trace
+  // The probe's random draws (dropout, calibration samples) leave no trace.
+  auto generator = at::globalContext().defaultGenerator(device);
+  const auto rng_state = generator.get_state();
   for (const auto& config : grid(options)) {
     ProbePoint point;
     point.config = config;
@@ -75,7 +77,7 @@ MemoryProbeReport probe_memory_config(models::ContinuousApproximatorImpl& approx
     if (point.fits && !report.chosen) report.chosen = config;
     if (point.fits && options.early_stop) break;
   }
-  torch::set_rng_state(rng_state);
+  generator.set_state(rng_state);
   memory::safe_empty_cache();
   if (report.chosen) approximator.set_memory_config(*report.chosen);
   return report;

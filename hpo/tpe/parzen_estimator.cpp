@@ -58,7 +58,7 @@ ParzenEstimator::ParzenEstimator(const std::vector<Distribution>& dims, const Ei
   w.head(n) = weights;
   w[n] = options.prior_weight;
   w /= w.sum();
-  log_weights_ = w.log();
+  log_base_ = w.log();
   cumulative_weights_.resize(kernels);
   std::partial_sum(w.begin(), w.end(), cumulative_weights_.begin());
 
@@ -105,9 +105,12 @@ ParzenEstimator::ParzenEstimator(const std::vector<Distribution>& dims, const Ei
     dim.log_norm.resize(kernels);
     for (Eigen::Index k = 0; k < kernels; ++k)
       dim.log_norm[k] = log_gauss_mass((dim.low - dim.mus[k]) / dim.sigmas[k], (dim.high - dim.mus[k]) / dim.sigmas[k]);
-    dim.inv_sigmas = dim.sigmas.inverse();
-    dim.log_constants = -0.5 * std::log(2 * M_PI) - dim.log_norm;
-    if (!options.optuna31_kernel_scale) dim.log_constants -= dim.sigmas.log();
+    if (dim.step == 0) {
+      dim.scaled_inv = std::sqrt(0.5) * dim.sigmas.inverse();
+      dim.scaled_mus = dim.mus * dim.scaled_inv;
+      log_base_ += -0.5 * std::log(2 * M_PI) - dim.log_norm;
+      if (!options.optuna31_kernel_scale) log_base_ -= dim.sigmas.log();
+    }
     dims_.push_back(std::move(dim));
   }
 }
@@ -136,32 +139,34 @@ Eigen::ArrayXXd ParzenEstimator::sample(int n, std::mt19937_64& rng) const {
 }
 
 Eigen::ArrayXd ParzenEstimator::log_pdf(const Eigen::ArrayXXd& points) const {
-  const Eigen::Index n = points.rows(), kernels = log_weights_.size();
-  Eigen::ArrayXXd total = log_weights_.transpose().replicate(n, 1);  // n x kernels
-  for (std::size_t d = 0; d < dims_.size(); ++d) {
-    const Dim& dim = dims_[d];
-    const Eigen::ArrayXd x = points.col(static_cast<Eigen::Index>(d));
-    if (dim.categorical) {
-      for (Eigen::Index i = 0; i < n; ++i)
-        total.row(i) += dim.choice_log_probs.col(static_cast<Eigen::Index>(x[i])).transpose();
-      continue;
-    }
-    Eigen::ArrayXd tx(n);
-    for (Eigen::Index i = 0; i < n; ++i) tx[i] = to_transformed(dim, x[i]);
-    if (dim.step == 0) {
-      // Per kernel: -0.5 z^2 + log_constant, vectorised over the points.
-      for (Eigen::Index k = 0; k < kernels; ++k)
-        total.col(k) += -0.5 * ((tx - dim.mus[k]) * dim.inv_sigmas[k]).square() + dim.log_constants[k];
-    } else {
-      for (Eigen::Index i = 0; i < n; ++i)
+  // One point at a time, vectorised over the kernels: the work array stays
+  // small (one entry per kernel) however many points are scored.
+  const Eigen::Index n = points.rows(), kernels = log_base_.size();
+  Eigen::ArrayXd out(n);
+  Eigen::ArrayXd total(kernels);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    total = log_base_;
+    for (std::size_t d = 0; d < dims_.size(); ++d) {
+      const Dim& dim = dims_[d];
+      const double x = points(i, static_cast<Eigen::Index>(d));
+      if (dim.categorical) {
+        total += dim.choice_log_probs.col(static_cast<Eigen::Index>(x));
+        continue;
+      }
+      const double tx = to_transformed(dim, x);
+      if (dim.step == 0) {
+        total -= (tx * dim.scaled_inv - dim.scaled_mus).square();
+      } else {
         for (Eigen::Index k = 0; k < kernels; ++k)
-          total(i, k) += log_gauss_mass((tx[i] - 0.5 * dim.step - dim.mus[k]) / dim.sigmas[k],
-                                        (tx[i] + 0.5 * dim.step - dim.mus[k]) / dim.sigmas[k]) -
-                         dim.log_norm[k];
+          total[k] += log_gauss_mass((tx - 0.5 * dim.step - dim.mus[k]) / dim.sigmas[k],
+                                     (tx + 0.5 * dim.step - dim.mus[k]) / dim.sigmas[k]) -
+                      dim.log_norm[k];
+      }
     }
+    const double max = total.maxCoeff();
+    out[i] = max + std::log((total - max).exp().sum());
   }
-  const Eigen::ArrayXd max = total.rowwise().maxCoeff();
-  return max + (total.colwise() - max).exp().rowwise().sum().log();
+  return out;
 }
 
 }  // namespace bfhpo::hpo::tpe

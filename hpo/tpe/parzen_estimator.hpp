@@ -49,14 +49,17 @@ class ParzenEstimator {
     double low = 0, high = 0;  // transformed, widened by step / 2 when discrete
     double value_low = 0, value_high = 0;
     Eigen::ArrayXd mus, sigmas, log_norm;  // per kernel
-    Eigen::ArrayXd inv_sigmas, log_constants;  // 1 / sigma and the density's constant term, per kernel
+    // Continuous kernels: -0.5 z^2 = -(x * scaled_inv - scaled_mus)^2, per kernel.
+    Eigen::ArrayXd scaled_inv, scaled_mus;
     Eigen::ArrayXXd choice_log_probs;      // kernels x choices
   };
   double to_transformed(const Dim& dim, double internal) const;
   double from_transformed(const Dim& dim, double transformed) const;
 
   std::vector<Dim> dims_;
-  Eigen::ArrayXd log_weights_;  // per kernel, normalised
+  // Per kernel: the log of its normalised weight plus the constant terms of
+  // its continuous (not discretised) dimensions.
+  Eigen::ArrayXd log_base_;
   Eigen::ArrayXd cumulative_weights_;
 };
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <tuple>
 
 namespace bfhpo::hpo {
@@ -39,6 +40,36 @@ struct Ranked {
   std::tuple<int, double, double> key;  // smaller is better
 };
 
+// The internal values of the space's parameters in each ranked trial, read in
+// one merge pass over each trial's (sorted) params instead of a map lookup per
+// parameter and group.
+struct ObservedValues {
+  Eigen::ArrayXXd values;                        // ranked trial x space parameter
+  Eigen::Array<bool, Eigen::Dynamic, Eigen::Dynamic> present;
+
+  ObservedValues(const SearchSpace& space, const std::vector<Ranked>& ranked) {
+    const auto& specs = space.params();
+    std::vector<std::size_t> by_name(specs.size());
+    std::iota(by_name.begin(), by_name.end(), 0);
+    std::sort(by_name.begin(), by_name.end(), [&](std::size_t a, std::size_t b) { return specs[a].name < specs[b].name; });
+    const auto rows = static_cast<Eigen::Index>(ranked.size()), cols = static_cast<Eigen::Index>(specs.size());
+    values = Eigen::ArrayXXd::Zero(rows, cols);
+    present = Eigen::Array<bool, Eigen::Dynamic, Eigen::Dynamic>::Constant(rows, cols, false);
+    for (Eigen::Index r = 0; r < rows; ++r) {
+      const Params& params = ranked[r].trial->params;
+      auto it = params.begin();
+      for (std::size_t col : by_name) {
+        const std::string& name = specs[col].name;
+        while (it != params.end() && it->first < name) ++it;
+        if (it == params.end()) break;
+        if (it->first != name) continue;
+        values(r, static_cast<Eigen::Index>(col)) = it->second;
+        present(r, static_cast<Eigen::Index>(col)) = true;
+      }
+    }
+  }
+};
+
 }  // namespace
 
 int tpe_gamma(int n) { return std::min(static_cast<int>(std::ceil(0.1 * n)), 25); }
@@ -58,8 +89,9 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
   for (const auto& t : request.trials)
     finished += t.state == TrialState::Complete || t.state == TrialState::Pruned;
   if (finished < options_.n_startup_trials) {
-    Proposal p = RandomSampler::draw_feasible(request, rng);
-    if (p.note.empty()) p.note = "startup random";
+    const SampleRequest unvetoed{request.space, request.trials, request.direction, request.rng_seed, {}};
+    Proposal p = RandomSampler::draw_feasible(unvetoed, rng);
+    p.note = "startup random";
     return p;
   }
 
@@ -89,24 +121,40 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
   tpe::ParzenOptions parzen{options_.multivariate, options_.consider_magic_clip, options_.consider_endpoints,
                             options_.prior_weight, options_.optuna31_kernel_scale};
 
+  const ObservedValues observed_values(request.space, ranked);
+  std::vector<Eigen::Index> ranked_order(ranked.size());  // rows of `ranked`, best first
+  std::iota(ranked_order.begin(), ranked_order.end(), 0);
+  std::stable_sort(ranked_order.begin(), ranked_order.end(),
+                   [&](Eigen::Index a, Eigen::Index b) { return ranked[a].key < ranked[b].key; });
+
+  std::vector<Eigen::Index> by_number(ranked.size());  // rows of `ranked` in trial-number order
+  std::iota(by_number.begin(), by_number.end(), 0);
+  const auto number_less = [&](Eigen::Index a, Eigen::Index b) { return ranked[a].trial->number < ranked[b].trial->number; };
+  if (!std::is_sorted(by_number.begin(), by_number.end(), number_less))
+    std::sort(by_number.begin(), by_number.end(), number_less);
+
   for (const Group& group : groups) {
-    std::vector<Ranked> observed;
-    for (const auto& r : ranked) {
-      bool has_all = std::all_of(group.begin(), group.end(), [&](const ParamSpec* p) { return r.trial->params.count(p->name); });
-      if (has_all) observed.push_back(r);
-    }
-    std::stable_sort(observed.begin(), observed.end(), [](const Ranked& a, const Ranked& b) { return a.key < b.key; });
+    std::vector<Eigen::Index> columns;
+    for (const ParamSpec* p : group)
+      columns.push_back(static_cast<Eigen::Index>(p - request.space.params().data()));
+    std::vector<Eigen::Index> observed;  // rows of `ranked` with every parameter of the group, best first
+    for (Eigen::Index row : ranked_order)
+      if (std::all_of(columns.begin(), columns.end(), [&](Eigen::Index c) { return observed_values.present(row, c); }))
+        observed.push_back(row);
     const int n = static_cast<int>(observed.size());
-    const int n_not_running = static_cast<int>(std::count_if(
-        observed.begin(), observed.end(), [](const Ranked& r) { return r.trial->state != TrialState::Running; }));
+    const int n_not_running = static_cast<int>(std::count_if(observed.begin(), observed.end(), [&](Eigen::Index row) {
+      return ranked[row].trial->state != TrialState::Running;
+    }));
     const int n_below = std::min(tpe_gamma(n_not_running), n);  // liars never shrink or join "below"
     auto fit = [&](int from, int to) {
-      std::vector<const FrozenTrial*> part;
-      for (int i = from; i < to; ++i) part.push_back(observed[i].trial);
-      std::sort(part.begin(), part.end(), [](const FrozenTrial* a, const FrozenTrial* b) { return a->number < b->number; });
+      std::vector<bool> in_part(ranked.size(), false);
+      for (int i = from; i < to; ++i) in_part[observed[i]] = true;
+      std::vector<Eigen::Index> part;  // in trial-number order
+      for (Eigen::Index row : by_number)
+        if (in_part[row]) part.push_back(row);
       Eigen::ArrayXXd obs(static_cast<Eigen::Index>(part.size()), static_cast<Eigen::Index>(group.size()));
       for (std::size_t i = 0; i < part.size(); ++i)
-        for (std::size_t d = 0; d < group.size(); ++d) obs(i, d) = part[i]->params.at(group[d]->name);
+        for (std::size_t d = 0; d < group.size(); ++d) obs(i, d) = observed_values.values(part[i], columns[d]);
       std::vector<Distribution> dims;
       for (const ParamSpec* p : group) dims.push_back(p->distribution);
       return tpe::ParzenEstimator(dims, obs, tpe_default_weights(static_cast<int>(part.size())), parzen);

@@ -7,6 +7,10 @@
 // (constant liar); FAIL and WAITING trials are ignored. With `group`, the
 // space is decomposed into groups of parameters that exist together (same
 // `when` condition), each with its own multivariate estimator.
+// The feasibility predicate vetoes TPE's candidates only: the n_startup_trials
+// random trials sample the prior as it is, so an infeasible region shows up
+// in the study (the caller prunes such trials at no cost) and the estimator
+// learns where it lies.
 #pragma once
 
 #include "hpo/random_sampler.hpp"

@@ -195,3 +195,29 @@ TEST_CASE("the Parzen estimator's log density equals Optuna 3.1's on the same ob
     CHECK(uv[i] == Approx(optuna_uv[i]).epsilon(1e-7));
   }
 }
+
+TEST_CASE("startup trials sample the prior unvetoed; TPE's candidates are vetoed") {
+  SearchSpace space = plane();
+  TpeSampler tpe;
+  FeasiblePredicate positive_x = [](const Params& p) { return p.at("x") > 0.0; };
+  std::vector<FrozenTrial> trials;
+  int startup_negative = 0;
+  for (int i = 0; i < 10; ++i) {
+    Proposal p = tpe.sample({space, trials, StudyDirection::Minimize, static_cast<std::uint64_t>(i), positive_x});
+    startup_negative += p.params.at("x") <= 0.0;
+    trials.push_back(finished(space, i, p.params, sphere(p.params)));
+  }
+  CHECK(startup_negative > 0);  // P(no negative x in 10 uniform draws) = 2^-10
+  for (std::uint64_t seed = 0; seed < 10; ++seed)
+    CHECK(tpe.sample({space, trials, StudyDirection::Minimize, 100 + seed, positive_x}).params.at("x") > 0.0);
+}
+
+TEST_CASE("the normal mass of an interval far out on both sides is exactly 1, as the erfc formula gives it") {
+  // Just inside the shortcut's threshold the erfc path already rounds to exactly 1 ...
+  CHECK(tpe::log_gauss_mass(-8.4999, 8.4999) == 0.0);
+  CHECK(tpe::log_gauss_mass(-8.4999, 30.0) == 0.0);
+  // ... so the shortcut beyond it changes nothing, and a narrower interval is still below 1.
+  for (double far : {8.5000001, 9.0, 40.0, 1e308}) CHECK(tpe::log_gauss_mass(-far, far) == 0.0);
+  CHECK(tpe::log_gauss_mass(-8.0, 8.0) < 0.0);
+  CHECK(tpe::log_gauss_mass(-9.0, 7.0) < 0.0);
+}

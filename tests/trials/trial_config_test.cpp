@@ -61,7 +61,7 @@ TEST_CASE("search-space names must map to a field; errors suggest the closest", 
                    Catch::Contains("flow.depth"));
   const auto bad_training = training_study({{"training.batchsize", {{"type", "int"}, {"low", 2}, {"high", 8}}}});
   REQUIRE_THAT(error_of([&] { study_trial_config(bad_training); }), Catch::Contains("training.batch_size"));
-  const auto ok = training_study(json::object());
+  const auto ok = training_study({{"flow.depth", {{"type", "int"}, {"low", 2}, {"high", 8}}}});
   REQUIRE_THAT(error_of([&] { make_trial_config(ok, {{"training.epochs", 0}}, "p.json"); }),
                Catch::Contains("p.json") && Catch::Contains("training.epochs"));
   REQUIRE_THAT(error_of([&] { make_trial_config(ok, {{"summary.attention_heads", 5}}, "p.json"); }),

@@ -1,0 +1,144 @@
+// Accuracy of the analytical memory estimate (memory/estimate.hpp) against
+// the CPU meter: for each configuration, build the approximator, run two real
+// training steps as trials::Trainer::train_step does (simulate, zero_grad,
+// loss, backward, gradient clipping, Adam step), and compare the estimate
+// with the tracked peak of the second step minus the bytes before the model
+// was built. Prints one row per configuration and the summary:
+// median |relative error|, worst under- and overestimate.
+#include "memory/cpu_memory_tracking.hpp"
+#include "memory/estimate.hpp"
+#include "models/approximator.hpp"
+#include "models/simulators/irt_simulator.hpp"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+using bfhpo::memory::StepShape;
+using bfhpo::models::ApproximatorSpec;
+
+struct Config {
+  std::string name;
+  ApproximatorSpec spec;
+  StepShape shape;
+};
+
+double measured_peak_mb(const ApproximatorSpec& spec, const StepShape& shape) {
+  namespace mem = bfhpo::memory;
+  const int64_t baseline = mem::cpu_current_bytes();
+  double peak_mb = 0;
+  {
+    torch::manual_seed(0);
+    auto model = bfhpo::models::make_approximator(spec, 0);
+    model->train();
+    torch::optim::Adam adam(model->parameters(), torch::optim::AdamOptions(1e-4));
+    const bfhpo::models::IrtSimulator simulator({shape.n_items, shape.n_items, shape.n_persons, shape.n_persons}, 1,
+                                                torch::kCPU);
+    for (uint64_t step = 0; step < 2; ++step) {
+      if (step == 1) mem::reset_cpu_peak();
+      {
+        const auto batch = simulator.sample(shape.batch_size, step);
+        adam.zero_grad();
+        const auto terms = model->loss(batch.responses, batch.item_params);
+        terms.total.backward();
+      }
+      torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0);
+      adam.step();
+      adam.zero_grad();
+    }
+    peak_mb = static_cast<double>(mem::cpu_peak_bytes() - baseline) / (1024.0 * 1024.0);
+  }
+  return peak_mb;
+}
+
+std::vector<Config> configurations() {
+  std::vector<Config> configs;
+  const auto add = [&](const std::string& name, const std::function<void(ApproximatorSpec&, StepShape&)>& edit) {
+    Config c{name, {}, {8, 20, 100}};
+    c.spec.summary = {16, 32, 2, 32, 4, 1, 16};
+    c.spec.flow.depth = 3;
+    c.spec.flow.subnet_width = 64;
+    edit(c.spec, c.shape);
+    configs.push_back(c);
+  };
+  using bfhpo::models::Activation;
+  add("base", [](auto&, auto&) {});
+  for (int64_t b : {2, 16, 32}) add("B=" + std::to_string(b), [b](auto&, auto& s) { s.batch_size = b; });
+  for (int64_t j : {5, 40, 60}) add("J=" + std::to_string(j), [j](auto&, auto& s) { s.n_items = j; });
+  for (int64_t p : {30, 300}) add("P=" + std::to_string(p), [p](auto&, auto& s) { s.n_persons = p; });
+  for (int64_t w : {8, 64, 128}) add("cell_width=" + std::to_string(w), [w](auto& a, auto&) { a.summary.cell_mlp_width = w; });
+  for (int64_t d : {0, 1, 3}) add("cell_depth=" + std::to_string(d), [d](auto& a, auto&) { a.summary.cell_mlp_depth = d; });
+  add("cell_dim=64", [](auto& a, auto&) { a.summary.cell_dim = 64; });
+  add("embed=64 heads=8", [](auto& a, auto&) { a.summary.embed_dim = 64; a.summary.attention_heads = 8; });
+  add("heads=1", [](auto& a, auto&) { a.summary.attention_heads = 1; });
+  add("attention_layers=0", [](auto& a, auto&) { a.summary.attention_layers = 0; });
+  add("attention_layers=3 J=60", [](auto& a, auto& s) { a.summary.attention_layers = 3; s.n_items = 60; });
+  add("relu", [](auto& a, auto&) { a.summary.activation = Activation::relu; a.flow.activation = Activation::relu; });
+  add("gelu", [](auto& a, auto&) { a.summary.activation = Activation::gelu; a.flow.activation = Activation::gelu; });
+  for (int64_t d : {1, 8}) add("flow_depth=" + std::to_string(d), [d](auto& a, auto&) { a.flow.depth = d; });
+  add("subnet 256x3", [](auto& a, auto&) { a.flow.subnet_width = 256; a.flow.subnet_depth = 3; });
+  add("subnet_depth=1", [](auto& a, auto&) { a.flow.subnet_depth = 1; });
+  for (int64_t c : {1, 5, 7}) {
+    add("chunk=" + std::to_string(c), [c](auto& a, auto&) { a.memory.item_chunk_size = c; });
+    add("chunk=" + std::to_string(c) + " ckpt",
+        [c](auto& a, auto&) { a.memory = {c, true}; });
+  }
+  add("ckpt unchunked", [](auto& a, auto&) { a.memory.gradient_checkpointing = true; });
+  add("chunk=10 ckpt J=60 P=300", [](auto& a, auto& s) { a.memory = {10, true}; s.n_items = 60; s.n_persons = 300; });
+  add("chunk=10 J=60 P=300", [](auto& a, auto& s) { a.memory.item_chunk_size = 10; s.n_items = 60; s.n_persons = 300; });
+  const auto calibrated = [&](const std::string& name, int64_t n, int64_t k, const std::function<void(ApproximatorSpec&, StepShape&)>& more) {
+    add("cal n=" + std::to_string(n) + " k=" + std::to_string(k) + name, [n, k, more](auto& a, auto& s) {
+      a.calibration.enabled = true;
+      a.calibration.n_post_samples = n;
+      a.calibration.log_prob_chunk_size = k;
+      more(a, s);
+    });
+  };
+  const auto none = [](ApproximatorSpec&, StepShape&) {};
+  calibrated("", 20, 5, none);
+  calibrated("", 100, 25, none);
+  calibrated("", 100, 100, none);
+  calibrated("", 200, 10, none);
+  calibrated("", 200, 50, none);
+  calibrated(" ckpt chunk=5", 100, 25, [](auto& a, auto&) { a.memory = {5, true}; });
+  calibrated(" B=16 subnet=128", 50, 10, [](auto& a, auto& s) { s.batch_size = 16; a.flow.subnet_width = 128; });
+  calibrated(" P=30", 100, 20, [](auto&, auto& s) { s.n_persons = 30; });
+  calibrated(" flow_depth=6", 60, 15, [](auto& a, auto&) { a.flow.depth = 6; });
+  return configs;
+}
+
+}  // namespace
+
+int main() {
+  bfhpo::memory::install_cpu_memory_tracking();
+  torch::set_num_threads(1);
+  std::printf("%-32s %10s %10s %9s\n", "configuration", "est MB", "meas MB", "rel err");
+  std::vector<double> errors;
+  for (const auto& c : configurations()) {
+    const double estimated = bfhpo::memory::estimate_peak_memory_mb(c.spec, c.shape);
+    const double measured = measured_peak_mb(c.spec, c.shape);
+    const double rel = (estimated - measured) / measured;
+    errors.push_back(rel);
+    std::printf("%-32s %10.2f %10.2f %+8.1f%%\n", c.name.c_str(), estimated, measured, 100 * rel);
+    std::fflush(stdout);
+  }
+  std::vector<double> abs_errors;
+  for (double e : errors) abs_errors.push_back(std::abs(e));
+  std::nth_element(abs_errors.begin(), abs_errors.begin() + abs_errors.size() / 2, abs_errors.end());
+  const double median = abs_errors[abs_errors.size() / 2];
+  const double worst_under = *std::min_element(errors.begin(), errors.end());
+  const double worst_over = *std::max_element(errors.begin(), errors.end());
+  std::printf("\n%zu configurations: median |rel err| %.1f%%, worst underestimate %+.1f%%, worst overestimate %+.1f%%\n",
+              errors.size(), 100 * median, 100 * std::min(worst_under, 0.0), 100 * std::max(worst_over, 0.0));
+  std::printf("targets: median <= 5%%, no underestimate worse than -10%%: %s\n",
+              median <= 0.05 && worst_under >= -0.10 ? "met" : "NOT met");
+  return 0;
+}

@@ -1,0 +1,355 @@
+#include "memory/estimate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+// How the estimate is taken. Every count below is a tensor the step allocates
+// (float32 unless said otherwise), named after the code that allocates it;
+// each tensor is mapped to device bytes by device_allocation_bytes, so CUDA's
+// per-block rounding applies per tensor. Notation: B batch, P persons,
+// J items, c item chunk, E embed_dim, H heads, C = E + summary_dim the
+// flow's context width, W subnet width, D param_dim, M = B*J flow rows,
+// N = B*P*c per-cell rows of one chunk.
+//
+// Which tensors saved for backward an op keeps (LibTorch 1.13 and 2.x):
+//   Linear              its input (for the weight gradient); the output is new
+//   silu / gelu         their input (the pre-activation); the output is new
+//                       and saved by the next Linear: 2 tensors a hidden layer
+//   relu                its output only, shared with the next Linear: 1
+//   dropout (p > 0)     the noise mask and the output, the activation's output
+//                       is dropped: 3 a hidden layer; p == 0 is the identity
+//   mean, sum, cat,     nothing (sizes only)
+//   add, sub, stack
+//   LayerNorm           its input, mean and rstd [rows]
+//   softmax, exp        their output
+//
+// The step's peak is the largest of these moments (the persistent terms --
+// parameters, gradients, Adam states -- are alive at all of them; LibTorch
+// 1.13's zero_grad keeps gradients allocated, 2.x frees them, which this
+// estimate does not credit):
+//   simulate   the simulator's temporaries while the batch is drawn
+//   early      end of forward / start of backward: the batch, every saved
+//              activation of summary, flow and calibration, and the largest
+//              backward buffer of the flow or the attention blocks
+//   late       backward through the per-item stage: the batch, what the
+//              per-item stage keeps, and its backward buffers (with
+//              checkpointing: one chunk recomputed plus its backward buffers);
+//              flow, attention and calibration activations are freed by then
+// The reported terms add up to the peak: `transient` is what the peak moment
+// holds beyond batch + summary + flow + calibration (never negative: `early`
+// holds all of them). The Adam update's temporaries (two of the largest
+// parameter) and gradient clipping (one scalar a parameter) are far below
+// any of these moments and are not counted.
+
+namespace bfhpo::memory {
+namespace {
+
+constexpr double kMb = 1024.0 * 1024.0;
+constexpr int64_t kFloat = 4;
+constexpr int64_t kInt64 = 8;
+// The per-cell features of the summary network (SummaryNetworkImpl::n_cell_features).
+constexpr int64_t kCellFeatures = 4;
+
+// Sums device bytes of tensors.
+class Tally {
+ public:
+  explicit Tally(const DeviceProfile& profile) : profile_(profile) {}
+  // `copies` tensors of `elements` values of `element_bytes` each.
+  Tally& add(int64_t elements, int64_t copies = 1, int64_t element_bytes = kFloat) {
+    if (elements > 0 && copies > 0) bytes_ += copies * device_allocation_bytes(profile_, elements * element_bytes);
+    return *this;
+  }
+  int64_t bytes() const { return bytes_; }
+
+ private:
+  const DeviceProfile& profile_;
+  int64_t bytes_ = 0;
+};
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Tensors a hidden layer of an Mlp keeps for backward (see the table above).
+int64_t saved_per_hidden_layer(models::Activation activation, double dropout) {
+  if (dropout > 0) return 3;
+  return activation == models::Activation::relu ? 1 : 2;
+}
+
+// A Linear's weight and bias.
+void add_linear(Tally& t, int64_t in, int64_t out) { t.add(in * out).add(out); }
+
+// An Mlp's Linears: in -> widths...
+void add_mlp(Tally& t, int64_t in, int64_t hidden_width, int64_t hidden_layers, int64_t out) {
+  for (int64_t i = 0; i < hidden_layers; ++i) {
+    add_linear(t, in, hidden_width);
+    in = hidden_width;
+  }
+  add_linear(t, in, out);
+}
+
+// Learned parameters (those Adam and the gradients mirror), tensor by tensor.
+void add_parameters(Tally& t, const models::ApproximatorSpec& spec) {
+  const auto& s = spec.summary;
+  const auto& f = spec.flow;
+  add_mlp(t, kCellFeatures, s.cell_mlp_width, s.cell_mlp_depth, s.cell_dim);  // phi over the 4 cell features
+  add_linear(t, s.cell_dim, s.embed_dim);                          // item_projection
+  for (int64_t i = 0; i < s.attention_layers; ++i) {
+    const int64_t e = s.embed_dim;
+    t.add(3 * e * e).add(3 * e);  // MultiheadAttention in_proj_weight, in_proj_bias
+    add_linear(t, e, e);          // out_proj
+    t.add(e, 2);                  // norm_attention weight, bias
+    add_mlp(t, e, e, 1, e);       // feed_forward
+    t.add(e, 2);                  // norm_feed_forward weight, bias
+  }
+  add_mlp(t, s.embed_dim, s.embed_dim, 1, s.summary_dim);  // global_mlp
+  const int64_t first = spec.param_dim / 2, second = spec.param_dim - first, context = spec.context_dim();
+  for (int64_t k = 0; k < f.depth; ++k) {
+    t.add(spec.param_dim, 2);                                        // actnorm log_scale, shift
+    add_mlp(t, first + context, f.subnet_width, f.subnet_depth, 2 * second);  // subnet1
+    add_mlp(t, second + context, f.subnet_width, f.subnet_depth, 2 * first);  // subnet2
+  }
+}
+
+// Buffers: standardization count (float64), mean, m2; per flow layer the
+// actnorm "initialized" flag and the int64 permutation and its inverse.
+void add_buffers(Tally& t, const models::ApproximatorSpec& spec) {
+  t.add(1, 1, 8).add(spec.param_dim, 2);
+  for (int64_t k = 0; k < spec.flow.depth; ++k) t.add(1).add(spec.param_dim, 2, kInt64);
+}
+
+// Saved activations of one log_prob pass of the coupling flow over `rows` rows
+// with a context of `context` values a row. Per layer: the actnorm's input
+// (saved by its multiply) and the permuted rows (index_select output, saved by
+// the couplings' multiplies); per subnet the cat of conditioner and context
+// (saved by the first Linear), the hidden layers, the clamp's atan input and
+// the exp of the log-scale; the running log-determinant. The final z is saved
+// by pow in log_prob.
+int64_t flow_saved_bytes(const DeviceProfile& p, const models::ApproximatorSpec& spec, int64_t rows) {
+  const auto& f = spec.flow;
+  const int64_t d = spec.param_dim, first = d / 2, second = d - first, context = spec.context_dim();
+  const int64_t per_hidden = saved_per_hidden_layer(f.activation, f.dropout);
+  Tally t(p);
+  for (int64_t k = 0; k < f.depth; ++k) {
+    t.add(rows * d, 2);                                                    // actnorm input, permuted
+    for (const auto& [in, out] : {std::pair{first, second}, std::pair{second, first}}) {
+      t.add(rows * (in + context));                                        // cat(conditioner, context)
+      t.add(rows * f.subnet_width, per_hidden * f.subnet_depth);           // hidden layers
+      t.add(rows * out, 2);                                                // atan input, exp(log-scale)
+      t.add(rows);                                                         // log-scale sum
+    }
+    t.add(rows);                                                           // log_det accumulation
+  }
+  t.add(rows * d);                                                         // z, saved by pow
+  return t.bytes();
+}
+
+// The largest set of buffers a backward through the flow holds at once: the
+// gradients of two hidden layers, of a subnet's cat input and of the context
+// (accumulated over every subnet), and a few [rows, D] ones.
+int64_t flow_backward_bytes(const DeviceProfile& p, const models::ApproximatorSpec& spec, int64_t rows) {
+  const int64_t d = spec.param_dim, context = spec.context_dim();
+  return Tally(p)
+      .add(rows * spec.flow.subnet_width, 2)
+      .add(rows * (d - d / 2 + context))
+      .add(rows * context)
+      .add(rows * d, 3)
+      .bytes();
+}
+
+// Forward of the flow under no-grad over `rows` rows (sampling or a
+// checkpointed log-prob chunk): the widest moment of one subnet, its input
+// and a Linear's output and activation alive together, plus the running rows.
+int64_t flow_no_grad_bytes(const DeviceProfile& p, const models::ApproximatorSpec& spec, int64_t rows) {
+  const auto& f = spec.flow;
+  const int64_t d = spec.param_dim, context = spec.context_dim(), w = f.subnet_width;
+  const int64_t cat_in = d - d / 2 + context;
+  const int64_t widest = f.subnet_depth > 0 ? std::max(cat_in + 2 * w, 3 * w) : cat_in + 2 * d;
+  return Tally(p).add(rows * widest).add(rows * d, 4).add(rows, 2).bytes();
+}
+
+struct SummaryMemory {
+  int64_t saved = 0;          // kept for backward at the end of forward (incl. what the per-item stage keeps)
+  int64_t item_stage = 0;     // the part of `saved` still alive while backward runs through the per-item stage
+  int64_t attention_backward = 0;  // largest backward buffers of an attention block
+  int64_t item_stage_backward = 0;  // backward buffers of a chunk (+ its recomputation when checkpointed)
+  int64_t condition = 0;      // the flow's context [M, C]
+};
+
+// The summary network of summary_network.cpp at [B, P, J].
+SummaryMemory summary_memory(const DeviceProfile& p, const models::ApproximatorSpec& spec, const StepShape& shape) {
+  const auto& s = spec.summary;
+  const int64_t b = shape.batch_size, persons = shape.n_persons, items = shape.n_items;
+  const int64_t chunk = std::min(spec.memory.item_chunk_size.value_or(items), items);
+  const int64_t n_chunks = ceil_div(items, chunk), last_chunk = items - (n_chunks - 1) * chunk;
+  const int64_t per_hidden = saved_per_hidden_layer(s.activation, s.dropout);
+  const int64_t width = s.cell_mlp_width, depth = s.cell_mlp_depth;
+
+  // One chunk's phi activations: the stacked cell features [N, 4] (input of
+  // the first Linear) and the hidden layers [N, width].
+  const auto phi_saved = [&](int64_t c) {
+    const int64_t rows = b * persons * c;
+    return Tally(p).add(rows * kCellFeatures).add(rows * width, per_hidden * depth).bytes();
+  };
+  SummaryMemory m;
+  Tally stage(p);
+  stage.add(b * persons);  // person_score (mean over items), used by every chunk
+  stage.add(b * items * s.cell_dim);  // cat of the pooled chunks, saved by item_projection
+  m.item_stage = stage.bytes();
+  if (!spec.memory.gradient_checkpointing) {
+    // Without checkpointing every chunk's graph stays: chunking alone saves nothing.
+    m.item_stage += (n_chunks - 1) * phi_saved(chunk) + phi_saved(last_chunk);
+  }
+  // Backward of a chunk: the mean's gradient expanded to [N, cell_dim] and the
+  // last hidden layer's gradient [N, width] (then two of [N, width] in turn).
+  // Checkpointed, the chunk's forward is first recomputed with grad.
+  const int64_t rows = b * persons * chunk;
+  m.item_stage_backward = Tally(p).add(rows * s.cell_dim).add(rows * (depth > 0 ? width : 0)).bytes();
+  if (spec.memory.gradient_checkpointing) m.item_stage_backward += phi_saved(chunk);
+
+  // Attention blocks over items, M = B*J rows of width E: saved are the
+  // in_proj input (a contiguous copy of the [J, B, E] view), scaled q,
+  // contiguous k and v, the softmax output [B*H, J, J], the out_proj input
+  // (contiguous copy), LayerNorm 1 input + mean + rstd, feed-forward input
+  // (LayerNorm 1 output) and hidden layer, LayerNorm 2 input + mean + rstd.
+  const int64_t rows_m = b * items, e = s.embed_dim;
+  const int64_t scores = b * s.attention_heads * items * items;
+  Tally attention(p);
+  for (int64_t i = 0; i < s.attention_layers; ++i) {
+    attention.add(rows_m * e, 7 + saved_per_hidden_layer(s.activation, s.dropout)).add(scores).add(rows_m, 4);
+  }
+  // Backward of a block: gradients of the attention weights before and after
+  // the softmax, and of a few [M, E] activations.
+  m.attention_backward = s.attention_layers > 0 ? Tally(p).add(scores, 2).add(rows_m * e, 3).bytes() : 0;
+
+  // item_projection output (the first block's input), the global summary's
+  // mean and Mlp over [B, E], and the condition cat [M, C].
+  Tally rest(p);
+  rest.add(rows_m * e).add(b * e, 2 + saved_per_hidden_layer(s.activation, s.dropout)).add(b * s.summary_dim);
+  m.condition = Tally(p).add(rows_m * spec.context_dim()).bytes();
+  m.saved = m.item_stage + attention.bytes() + rest.bytes() + m.condition;
+  return m;
+}
+
+// The simulator's draw (irt_simulator.cpp): theta [B, P], b and log a [B, J]
+// and exp(log a), then logits, the uniforms, their sigmoid, the comparison
+// (bool) and the float responses [B, P, J] at once; item params [B, J, 2].
+int64_t simulate_bytes(const DeviceProfile& p, const StepShape& shape) {
+  const int64_t b = shape.batch_size, persons = shape.n_persons, items = shape.n_items;
+  return Tally(p)
+      .add(b * persons)
+      .add(b * items, 3)
+      .add(b * persons * items, 4)
+      .add(b * persons * items, 1, 1)
+      .add(b * items * 2)
+      .bytes();
+}
+
+double mb(int64_t bytes) { return static_cast<double>(bytes) / kMb; }
+
+}  // namespace
+
+nlohmann::json MemoryEstimate::to_json() const {
+  return {{"parameters_mb", parameters_mb}, {"gradients_mb", gradients_mb}, {"optimizer_mb", optimizer_mb},
+          {"batch_mb", batch_mb},           {"summary_mb", summary_mb},     {"flow_mb", flow_mb},
+          {"calibration_mb", calibration_mb}, {"transient_mb", transient_mb}, {"context_mb", context_mb},
+          {"peak_mb", peak_mb}};
+}
+
+MemoryEstimate estimate_peak_memory(const models::ApproximatorSpec& spec, const StepShape& shape,
+                                    const DeviceProfile& profile) {
+  if (shape.batch_size < 1 || shape.n_items < 1 || shape.n_persons < 1)
+    throw std::invalid_argument("estimate_peak_memory: batch_size, n_items and n_persons must be >= 1");
+  const int64_t rows = shape.batch_size * shape.n_items;
+
+  Tally params(profile);
+  add_parameters(params, spec);
+  Tally buffers(profile);
+  add_buffers(buffers, spec);
+  const int64_t batch = Tally(profile)
+                            .add(shape.batch_size * shape.n_persons * shape.n_items)  // responses
+                            .add(shape.batch_size * shape.n_items * spec.param_dim)  // item_params
+                            .add(shape.batch_size * shape.n_persons)                 // abilities
+                            .bytes();
+  const SummaryMemory summary = summary_memory(profile, spec, shape);
+  const int64_t flow = flow_saved_bytes(profile, spec, rows);
+  const int64_t calibration =
+      spec.calibration.enabled
+          ? static_cast<int64_t>(std::llround(kMb * estimate_calibration_memory(
+                                                        rows, spec.calibration.n_post_samples, spec.param_dim,
+                                                        spec.calibration.log_prob_chunk_size, spec, profile)))
+          : 0;
+
+  const int64_t early = batch + summary.saved + flow + calibration +
+                        std::max(flow_backward_bytes(profile, spec, rows), summary.attention_backward);
+  const int64_t late = batch + summary.item_stage + summary.item_stage_backward;
+  const int64_t simulate = simulate_bytes(profile, shape);
+  const int64_t activations = std::max({early, late, simulate});
+
+  MemoryEstimate e;
+  e.parameters_mb = mb(params.bytes() + buffers.bytes());
+  e.gradients_mb = mb(params.bytes());
+  e.optimizer_mb = 2 * mb(params.bytes());
+  e.batch_mb = mb(batch);
+  e.summary_mb = mb(summary.saved);
+  e.flow_mb = mb(flow);
+  e.calibration_mb = mb(calibration);
+  e.transient_mb = mb(activations - (batch + summary.saved + flow + calibration));
+  e.context_mb = profile.kind == DeviceKind::cuda ? mb(profile.context_bytes) : 0.0;
+  e.peak_mb = e.parameters_mb + e.gradients_mb + e.optimizer_mb + e.batch_mb + e.summary_mb + e.flow_mb +
+              e.calibration_mb + e.transient_mb + e.context_mb;
+  return e;
+}
+
+double estimate_peak_memory_mb(const models::ApproximatorSpec& spec, const StepShape& shape,
+                               const DeviceProfile& profile) {
+  return estimate_peak_memory(spec, shape, profile).peak_mb;
+}
+
+// The calibration term (calibration_penalty.cpp) over R = n_rows rows, S =
+// n_post_samples, k = log_prob_chunk_size:
+//   - the log-prob of the true parameters: a second full flow pass with grad;
+//   - kept until backward: the samples [R, S, D], the checkpointed chunks'
+//     inputs (contiguous copies, S*R*D together), the context [R, C] saved by
+//     every chunk, the sigmoid of the STE [R, S];
+//   - on top, the largest of: sampling under no-grad (the context repeated
+//     S times [R*S, C], the base draws, one subnet's widest moment over R*S
+//     rows); the rank step (the joined log-probs, differences, hard and soft
+//     indicators [R, S]); the backward of one chunk, recomputed with grad
+//     (its repeated context, int64 repeat index, flow activations over R*k
+//     rows) with the flow's backward buffers over R*k rows.
+double estimate_calibration_memory(int64_t n_rows, int64_t n_post_samples, int64_t param_dim,
+                                   int64_t log_prob_chunk_size, const models::ApproximatorSpec& spec,
+                                   const DeviceProfile& profile) {
+  if (n_rows < 1 || n_post_samples < 1 || param_dim < 1 || log_prob_chunk_size < 1)
+    throw std::invalid_argument("estimate_calibration_memory: all sizes must be >= 1");
+  models::ApproximatorSpec flow_spec = spec;
+  flow_spec.param_dim = param_dim;
+  const int64_t r = n_rows, s = n_post_samples, k = std::min(log_prob_chunk_size, n_post_samples);
+  const int64_t context = spec.context_dim();
+  const int64_t true_pass = flow_saved_bytes(profile, flow_spec, r);
+  const int64_t n_chunks = ceil_div(s, k), last = s - (n_chunks - 1) * k;
+  const int64_t kept = Tally(profile)
+                           .add(r * s * param_dim)                                   // samples
+                           .add(r * k * param_dim, n_chunks - 1)                     // chunk inputs
+                           .add(r * last * param_dim)
+                           .add(r * context)                                         // context
+                           .add(r * s)                                               // STE sigmoid
+                           .bytes();
+  const int64_t sampling = Tally(profile).add(r * s * context).add(r * s * param_dim, 2).bytes() +
+                           flow_no_grad_bytes(profile, flow_spec, r * s);
+  const int64_t ranks = Tally(profile).add(r * k, n_chunks).add(r * s, 5).add(r * s, 1, 1).bytes();
+  const int64_t chunk_backward = Tally(profile).add(r * k * context).add(r * k, 1, kInt64).bytes() +
+                                 flow_saved_bytes(profile, flow_spec, r * k) +
+                                 flow_backward_bytes(profile, flow_spec, r * k);
+  return mb(true_pass + kept + std::max({sampling, ranks, chunk_backward}));
+}
+
+bool exceeds_memory_budget(double peak_mb, double budget_mb) {
+  if (!(budget_mb > 0) || !std::isfinite(budget_mb))
+    throw std::invalid_argument("exceeds_memory_budget: the budget must be a positive number of MB, got " +
+                                std::to_string(budget_mb));
+  return !(peak_mb <= budget_mb);
+}
+
+}  // namespace bfhpo::memory

@@ -1,0 +1,95 @@
+#include <catch2/catch.hpp>
+
+#include "models/approximator.hpp"
+#include "models/simulators/irt_simulator.hpp"
+
+using namespace bfhpo::models;
+
+namespace {
+
+ApproximatorSpec small_spec() {
+  ApproximatorSpec spec;
+  spec.summary.cell_dim = 8;
+  spec.summary.cell_mlp_width = 16;
+  spec.summary.embed_dim = 16;
+  spec.summary.attention_heads = 2;
+  spec.summary.attention_layers = 1;
+  spec.summary.summary_dim = 8;
+  spec.flow.depth = 2;
+  spec.flow.subnet_width = 16;
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("approximator: shapes of loss, log_prob and sample; the NLL is the mean -log_prob", "[approximator]") {
+  torch::manual_seed(1);
+  auto approximator = make_approximator(small_spec());
+  const IrtSimulator simulator({6, 6, 40, 40}, 3, torch::kCPU);
+  const auto batch = simulator.sample(4, 0);
+  const auto terms = approximator->loss(batch.responses, batch.item_params);  // training: inits actnorm, stats
+  CHECK_FALSE(terms.calibration.defined());
+  approximator->eval();
+  const auto log_q = approximator->log_prob(batch.item_params, batch.responses);
+  REQUIRE(log_q.sizes() == torch::IntArrayRef({4, 6}));
+  const auto draws = approximator->sample(5, batch.responses);
+  REQUIRE(draws.sizes() == torch::IntArrayRef({4, 6, 5, 2}));
+  // In eval mode the loss's NLL is the flow's NLL in standardized space; log_prob
+  // adds the standardization's log-Jacobian, the same constant for every item.
+  const auto nll = approximator->loss(batch.responses, batch.item_params).nll;
+  const auto jacobian = -log_q.mean() - nll;
+  const auto other = simulator.sample(4, 1);
+  const auto jacobian_other =
+      -approximator->log_prob(other.item_params, other.responses).mean() -
+      approximator->loss(other.responses, other.item_params).nll;
+  CHECK(jacobian.item<double>() == Approx(jacobian_other.item<double>()).margin(1e-5));
+}
+
+TEST_CASE("approximator: log_prob in the original space integrates to one", "[approximator]") {
+  torch::manual_seed(2);
+  auto approximator = make_approximator(small_spec());
+  const IrtSimulator simulator({1, 1, 30, 30}, 4, torch::kCPU);
+  const auto batch = simulator.sample(64, 0);
+  approximator->loss(batch.responses, batch.item_params);  // fits the standardization to the prior's scale
+  approximator->eval();
+  torch::NoGradGuard no_grad;
+  const auto one = batch.responses.slice(0, 0, 1);
+  const int n = 241;
+  const auto log_a = torch::linspace(-3.0, 3.0, n);
+  const auto b = torch::linspace(-6.0, 6.0, n);
+  const auto grid = torch::stack(torch::meshgrid({log_a, b}, "ij"), -1).reshape({1, -1, 2});
+  // One dataset with n*n "items" would change the summary; evaluate the flow per
+  // grid point under the same single-item response matrix instead.
+  const auto responses = one.expand({grid.size(1), one.size(1), 1});
+  const auto log_q = approximator->log_prob(grid.reshape({-1, 1, 2}), responses.contiguous());
+  const double cell = (6.0 / (n - 1)) * (12.0 / (n - 1));
+  CHECK(log_q.exp().sum().item<double>() * cell == Approx(1.0).margin(0.02));
+}
+
+TEST_CASE("calibrated approximator: weight 0 gives the continuous loss; the penalty is positive", "[approximator]") {
+  auto spec = small_spec();
+  const IrtSimulator simulator({5, 5, 30, 30}, 7, torch::kCPU);
+  const auto batch = simulator.sample(6, 0);
+  torch::manual_seed(3);
+  auto plain = make_approximator(spec);
+  const double plain_nll = plain->loss(batch.responses, batch.item_params).total.item<double>();
+  spec.calibration.enabled = true;
+  spec.calibration.weight = 0.0;
+  spec.calibration.n_post_samples = 20;
+  spec.calibration.log_prob_chunk_size = 7;
+  torch::manual_seed(3);
+  auto calibrated = make_approximator(spec);
+  const auto terms = calibrated->loss(batch.responses, batch.item_params);
+  CHECK(terms.total.item<double>() == Approx(plain_nll).epsilon(1e-6));
+  REQUIRE(terms.calibration.defined());
+  CHECK(terms.calibration.item<double>() == 0.0);
+  spec.calibration.weight = 1.0;
+  torch::manual_seed(3);
+  auto weighted = make_approximator(spec);
+  const auto weighted_terms = weighted->loss(batch.responses, batch.item_params);
+  CHECK(weighted_terms.calibration.item<double>() >= 0.0);
+  CHECK(weighted_terms.total.item<double>() ==
+        Approx(weighted_terms.nll.item<double>() + weighted_terms.calibration.item<double>()));
+  weighted_terms.total.backward();
+  for (const auto& p : weighted->parameters()) REQUIRE(p.grad().defined());
+}

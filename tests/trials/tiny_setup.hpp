@@ -1,0 +1,63 @@
+// A tiny IRT approximator and trainer shared by the trials tests: small
+// enough that a training step takes milliseconds, large enough that the
+// per-item stage dominates memory so chunking and batch size matter.
+#pragma once
+
+#include "models/approximator.hpp"
+#include "trials/trainer.hpp"
+
+#include <memory>
+
+namespace bfhpo::test {
+
+inline models::ApproximatorSpec tiny_spec() {
+  models::ApproximatorSpec spec;
+  spec.summary.cell_dim = 8;
+  spec.summary.cell_mlp_width = 32;
+  spec.summary.cell_mlp_depth = 2;
+  spec.summary.embed_dim = 16;
+  spec.summary.attention_heads = 2;
+  spec.summary.attention_layers = 1;
+  spec.summary.summary_dim = 8;
+  spec.flow.depth = 2;
+  spec.flow.subnet_width = 16;
+  spec.flow.subnet_depth = 1;
+  return spec;
+}
+
+inline models::IrtRanges tiny_ranges() { return {12, 12, 60, 60}; }
+
+inline trials::TrainingOptions tiny_training(int epochs = 3, int num_batches = 8, int64_t batch_size = 16) {
+  trials::TrainingOptions options;
+  options.epochs = epochs;
+  options.num_batches = num_batches;
+  options.batch_size = batch_size;
+  options.learning_rate = 3e-3;
+  options.validation_sims = 32;
+  options.seed = 5;
+  return options;
+}
+
+inline std::unique_ptr<trials::Trainer> tiny_trainer(const trials::TrainingOptions& options,
+                                                     const models::ApproximatorSpec& spec = tiny_spec()) {
+  torch::manual_seed(options.seed);
+  return std::make_unique<trials::Trainer>(models::make_approximator(spec, options.seed), tiny_ranges(), options,
+                                           torch::kCPU);
+}
+
+// Every parameter and buffer, cloned, for bitwise comparisons.
+inline std::vector<torch::Tensor> state_of(torch::nn::Module& module) {
+  std::vector<torch::Tensor> state;
+  for (const auto& p : module.parameters()) state.push_back(p.detach().clone());
+  for (const auto& b : module.buffers()) state.push_back(b.detach().clone());
+  return state;
+}
+
+inline bool same_state(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!torch::equal(a[i], b[i])) return false;
+  return true;
+}
+
+}  // namespace bfhpo::test
