@@ -359,7 +359,7 @@ double estimate_calibration_memory(int64_t n_rows, int64_t n_post_samples, int64
 }
 
 bool exceeds_memory_budget(double peak_mb, double budget_mb) {
-  if (!(budget_mb > 0) || !std::isfinite(budget_mb))
+  if (!(budget_mb > 0))
     throw std::invalid_argument("exceeds_memory_budget: the budget must be a positive number of MB, got " +
                                 std::to_string(budget_mb));
   return !(peak_mb <= budget_mb);

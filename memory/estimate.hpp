@@ -57,7 +57,7 @@ double estimate_calibration_memory(int64_t n_rows, int64_t n_post_samples, int64
                                    int64_t log_prob_chunk_size, const models::ApproximatorSpec& spec,
                                    const DeviceProfile& profile = DeviceProfile{});
 // True when peak_mb is above budget_mb (a peak equal to the budget fits; a
-// NaN peak does not). budget_mb must be positive and finite, else
+// NaN peak does not). budget_mb must be positive (infinity: no limit), else
 // std::invalid_argument.
 bool exceeds_memory_budget(double peak_mb, double budget_mb);
 
