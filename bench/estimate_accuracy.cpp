@@ -85,6 +85,23 @@ std::vector<Config> configurations() {
   add("attention_layers=3 J=60", [](auto& a, auto& s) { a.summary.attention_layers = 3; s.n_items = 60; });
   add("relu", [](auto& a, auto&) { a.summary.activation = Activation::relu; a.flow.activation = Activation::relu; });
   add("gelu", [](auto& a, auto&) { a.summary.activation = Activation::gelu; a.flow.activation = Activation::gelu; });
+  add("dropout=0.1", [](auto& a, auto&) { a.summary.dropout = 0.1; a.flow.dropout = 0.1; });
+  add("relu dropout=0.1 chunk=5 ckpt", [](auto& a, auto&) {
+    a.summary.activation = Activation::relu;
+    a.summary.dropout = 0.1;
+    a.memory = {5, true};
+  });
+  add("heads=8 J=60 summary_dim=64", [](auto& a, auto& s) {
+    a.summary.attention_heads = 8;
+    a.summary.summary_dim = 64;
+    s.n_items = 60;
+  });
+  add("B=16 P=250 J=50 chunk=10 ckpt", [](auto& a, auto& s) {
+    a.summary.cell_mlp_width = 64;
+    a.summary.embed_dim = 64;
+    a.memory = {10, true};
+    s = {16, 50, 250};
+  });
   for (int64_t d : {1, 8}) add("flow_depth=" + std::to_string(d), [d](auto& a, auto&) { a.flow.depth = d; });
   add("subnet 256x3", [](auto& a, auto&) { a.flow.subnet_width = 256; a.flow.subnet_depth = 3; });
   add("subnet_depth=1", [](auto& a, auto&) { a.flow.subnet_depth = 1; });
