@@ -1,9 +1,9 @@
 #include "memory/estimate.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 // How the estimate is taken. Every count below is a tensor the step allocates
 // (float32 unless said otherwise), named after the code that allocates it;
@@ -21,8 +21,8 @@
 //   dropout (p > 0)     the noise mask and the output, the activation's output
 //                       is dropped: 3 a hidden layer; p == 0 is the identity
 //   mean over persons   its input (measured: the phi output stays until backward)
-//   sum, cat, add, sub, nothing (sizes only)
-//   stack
+//   sum, cat, stack,    nothing (sizes only)
+//   add, sub
 //   LayerNorm           its input, mean and rstd [rows]
 //   softmax, exp        their output
 //
@@ -220,12 +220,12 @@ SummaryMemory summary_memory(const DeviceProfile& p, const models::ApproximatorS
   if (spec.memory.gradient_checkpointing) m.item_stage_backward += phi_saved(chunk);
 
   // Attention blocks over items, M = B*J rows of width E: saved are the
-  // in_proj input (a contiguous copy of the [J, B, E] view), its output
-  // [M, 3E] (q, k, v are views of it), scaled q, contiguous k and v, the
-  // softmax output [B*H, J, J], the out_proj input (contiguous copy),
-  // LayerNorm 1 input + mean + rstd, the feed-forward input (LayerNorm 1
-  // output) and hidden layer, LayerNorm 2 input + mean + rstd: 8 [M, E]
-  // tensors besides the feed-forward's (measured: 10 with silu).
+  // in_proj input (a contiguous copy of the [J, B, E] view), scaled q,
+  // contiguous k and v, the softmax output [B*H, J, J], the out_proj input
+  // (contiguous copy), LayerNorm 1 input + mean + rstd, the feed-forward
+  // input (LayerNorm 1 output) and hidden layer, LayerNorm 2 input + mean +
+  // rstd: 8 [M, E] tensors besides the feed-forward's hidden layer (10 in all
+  // with silu, as the meter counts).
   const int64_t rows_m = b * items, e = s.embed_dim;
   const int64_t scores = b * s.attention_heads * items * items;
   Tally attention(p);
@@ -236,8 +236,8 @@ SummaryMemory summary_memory(const DeviceProfile& p, const models::ApproximatorS
   // the softmax, and of a few [M, E] activations.
   m.attention_backward = s.attention_layers > 0 ? Tally(p).add(scores, 2).add(rows_m * e, 3).bytes() : 0;
 
-  // item_projection output (the first block's input), the global summary's
-  // mean and Mlp over [B, E], and the condition cat [M, C].
+  // The last block's output [M, E] (alive until the condition is built), the
+  // global summary's mean and Mlp over [B, E], and the condition cat [M, C].
   Tally rest(p);
   rest.add(rows_m * e).add(b * e, 2 + saved_per_hidden_layer(s.activation, s.dropout)).add(b * s.summary_dim);
   m.condition = Tally(p).add(rows_m * spec.context_dim()).bytes();
@@ -257,6 +257,43 @@ int64_t simulate_bytes(const DeviceProfile& p, const StepShape& shape) {
       .add(b * persons * items, 1, 1)
       .add(b * items * 2)
       .bytes();
+}
+
+// The calibration term (calibration_penalty.cpp) over R = n_rows rows, S =
+// n_post_samples, k = log_prob_chunk_size:
+//   - the log-prob of the true parameters: a second full flow pass with grad;
+//   - kept until backward: the samples [R, S, D], the checkpointed chunks'
+//     inputs (contiguous copies, S*R*D together), the context [R, C] saved by
+//     every chunk, the sigmoid of the STE [R, S];
+//   - on top, the largest of: sampling under no-grad (the base draws
+//     [R, S, D], the chunks drawn so far and their cat, and for one chunk
+//     its base draws, the context repeated k times [R*k, C] and one subnet's
+//     widest moment over R*k rows); the rank step (the chunks' log-probs,
+//     their cat, differences, hard and soft indicators [R, S]); the backward
+//     of one chunk, recomputed with grad (its repeated context, the int64
+//     repeat index, flow activations over R*k rows) with the flow's backward
+//     buffers over R*k rows.
+int64_t calibration_bytes(const DeviceProfile& profile, const models::ApproximatorSpec& spec, int64_t n_rows,
+                          int64_t n_post_samples, int64_t param_dim, int64_t log_prob_chunk_size) {
+  if (n_rows < 1 || n_post_samples < 1 || param_dim < 1 || log_prob_chunk_size < 1)
+    throw std::invalid_argument("estimate_calibration_memory: all sizes must be >= 1");
+  models::ApproximatorSpec flow_spec = spec;
+  flow_spec.param_dim = param_dim;
+  const int64_t r = n_rows, s = n_post_samples, k = std::min(log_prob_chunk_size, n_post_samples);
+  const int64_t context = spec.context_dim();
+  const int64_t n_chunks = ceil_div(s, k), last = s - (n_chunks - 1) * k;
+  const int64_t true_pass = flow_saved_bytes(profile, flow_spec, r);
+  const int64_t samples = Tally(profile).add(r * s * param_dim).bytes();
+  const int64_t chunked = Tally(profile).add(r * k * param_dim, n_chunks - 1).add(r * last * param_dim).bytes();
+  const int64_t kept = samples + chunked + Tally(profile).add(r * context).add(r * s).bytes();
+  const int64_t one_chunk_draw = Tally(profile).add(r * k * param_dim).add(r * k * context).bytes() +
+                                 flow_no_grad_bytes(profile, flow_spec, r * k);
+  const int64_t sampling = samples + std::max(chunked + one_chunk_draw, chunked + samples);
+  const int64_t ranks = Tally(profile).add(r * k, n_chunks).add(r * s, 5).add(r * s, 1, 1).bytes();
+  const int64_t chunk_backward = Tally(profile).add(r * k * context).add(r * k, 1, kInt64).bytes() +
+                                 flow_saved_bytes(profile, flow_spec, r * k) +
+                                 flow_backward_bytes(profile, flow_spec, r * k);
+  return true_pass + std::max(sampling, kept + std::max(ranks, chunk_backward));
 }
 
 double mb(int64_t bytes) { return static_cast<double>(bytes) / kMb; }
@@ -287,12 +324,9 @@ MemoryEstimate estimate_peak_memory(const models::ApproximatorSpec& spec, const 
                             .bytes();
   const SummaryMemory summary = summary_memory(profile, spec, shape);
   const int64_t flow = flow_saved_bytes(profile, spec, rows);
+  const auto& c = spec.calibration;
   const int64_t calibration =
-      spec.calibration.enabled
-          ? static_cast<int64_t>(std::llround(kMb * estimate_calibration_memory(
-                                                        rows, spec.calibration.n_post_samples, spec.param_dim,
-                                                        spec.calibration.log_prob_chunk_size, spec, profile)))
-          : 0;
+      c.enabled ? calibration_bytes(profile, spec, rows, c.n_post_samples, spec.param_dim, c.log_prob_chunk_size) : 0;
 
   const int64_t early = batch + summary.saved + flow + calibration +
                         std::max(flow_backward_bytes(profile, spec, rows), summary.attention_backward);
@@ -320,42 +354,10 @@ double estimate_peak_memory_mb(const models::ApproximatorSpec& spec, const StepS
   return estimate_peak_memory(spec, shape, profile).peak_mb;
 }
 
-// The calibration term (calibration_penalty.cpp) over R = n_rows rows, S =
-// n_post_samples, k = log_prob_chunk_size:
-//   - the log-prob of the true parameters: a second full flow pass with grad;
-//   - kept until backward: the samples [R, S, D], the checkpointed chunks'
-//     inputs (contiguous copies, S*R*D together), the context [R, C] saved by
-//     every chunk, the sigmoid of the STE [R, S];
-//   - on top, the largest of: sampling under no-grad (the base draws
-//     [R, S, D], the chunks drawn so far and their cat, and for one chunk
-//     its base draws, the context repeated k times [R*k, C] and one subnet's
-//     widest moment over R*k rows); the rank step (the chunks' log-probs,
-//     their cat, differences, hard and soft indicators [R, S]); the backward
-//     of one chunk, recomputed with grad (its repeated context, the int64
-//     repeat index, flow activations over R*k rows) with the flow's backward
-//     buffers over R*k rows.
 double estimate_calibration_memory(int64_t n_rows, int64_t n_post_samples, int64_t param_dim,
                                    int64_t log_prob_chunk_size, const models::ApproximatorSpec& spec,
                                    const DeviceProfile& profile) {
-  if (n_rows < 1 || n_post_samples < 1 || param_dim < 1 || log_prob_chunk_size < 1)
-    throw std::invalid_argument("estimate_calibration_memory: all sizes must be >= 1");
-  models::ApproximatorSpec flow_spec = spec;
-  flow_spec.param_dim = param_dim;
-  const int64_t r = n_rows, s = n_post_samples, k = std::min(log_prob_chunk_size, n_post_samples);
-  const int64_t context = spec.context_dim();
-  const int64_t n_chunks = ceil_div(s, k), last = s - (n_chunks - 1) * k;
-  const int64_t true_pass = flow_saved_bytes(profile, flow_spec, r);
-  const int64_t samples = Tally(profile).add(r * s * param_dim).bytes();
-  const int64_t chunked = Tally(profile).add(r * k * param_dim, n_chunks - 1).add(r * last * param_dim).bytes();
-  const int64_t kept = samples + chunked + Tally(profile).add(r * context).add(r * s).bytes();
-  const int64_t one_chunk_draw = Tally(profile).add(r * k * param_dim).add(r * k * context).bytes() +
-                                 flow_no_grad_bytes(profile, flow_spec, r * k);
-  const int64_t sampling = samples + std::max(chunked + one_chunk_draw, chunked + samples);
-  const int64_t ranks = Tally(profile).add(r * k, n_chunks).add(r * s, 5).add(r * s, 1, 1).bytes();
-  const int64_t chunk_backward = Tally(profile).add(r * k * context).add(r * k, 1, kInt64).bytes() +
-                                 flow_saved_bytes(profile, flow_spec, r * k) +
-                                 flow_backward_bytes(profile, flow_spec, r * k);
-  return mb(true_pass + std::max(sampling, kept + std::max(ranks, chunk_backward)));
+  return mb(calibration_bytes(profile, spec, n_rows, n_post_samples, param_dim, log_prob_chunk_size));
 }
 
 bool exceeds_memory_budget(double peak_mb, double budget_mb) {

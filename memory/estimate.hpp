@@ -12,8 +12,8 @@
 //   batch           the simulated batch: responses, item params, abilities
 //   summary         saved activations of the summary network: the per-item
 //                   stage over all items, or with gradient checkpointing only
-//                   its chunk outputs plus one chunk recomputed in backward;
-//                   attention blocks over items
+//                   its chunk outputs (the one chunk recomputed in backward
+//                   counts as transient); attention blocks over items
 //   flow            saved activations of the coupling flow over B*J rows
 //   calibration     the calibration term (estimate_calibration_memory)
 //   transient       the largest short-lived buffer of the step on top
