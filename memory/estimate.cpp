@@ -311,6 +311,8 @@ MemoryEstimate estimate_peak_memory(const models::ApproximatorSpec& spec, const 
                                     const DeviceProfile& profile) {
   if (shape.batch_size < 1 || shape.n_items < 1 || shape.n_persons < 1)
     throw std::invalid_argument("estimate_peak_memory: batch_size, n_items and n_persons must be >= 1");
+  if (spec.memory.item_chunk_size && *spec.memory.item_chunk_size < 1)
+    throw std::invalid_argument("estimate_peak_memory: memory.item_chunk_size must be >= 1");
   const int64_t rows = shape.batch_size * shape.n_items;
 
   Tally params(profile);

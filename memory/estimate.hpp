@@ -45,6 +45,8 @@ struct MemoryEstimate {
   nlohmann::json to_json() const;
 };
 
+// Microseconds, allocates no tensor. A shape with a size below 1 or an item
+// chunk below 1 is std::invalid_argument.
 MemoryEstimate estimate_peak_memory(const models::ApproximatorSpec& spec, const StepShape& shape,
                                     const DeviceProfile& profile = DeviceProfile{});
 // Seed API: the peak alone.
@@ -52,7 +54,8 @@ double estimate_peak_memory_mb(const models::ApproximatorSpec& spec, const StepS
                                const DeviceProfile& profile = DeviceProfile{});
 // The calibration term alone: n_rows = batch_size * n_items flow rows, each
 // with n_post_samples draws of param_dim, log-probs in chunks of log_prob_chunk_size.
-// The flow's widths come from spec (spec.calibration is not read). MB.
+// The flow's widths come from spec (spec.calibration is not read). MB. A size
+// below 1 is std::invalid_argument.
 double estimate_calibration_memory(int64_t n_rows, int64_t n_post_samples, int64_t param_dim,
                                    int64_t log_prob_chunk_size, const models::ApproximatorSpec& spec,
                                    const DeviceProfile& profile = DeviceProfile{});

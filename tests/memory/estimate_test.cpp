@@ -204,7 +204,10 @@ TEST_CASE("exceeds_memory_budget: above the budget exceeds, equal fits, NaN exce
   CHECK_FALSE(exceeds_memory_budget(1e30, std::numeric_limits<double>::infinity()));  // no limit
 }
 
-TEST_CASE("Estimate rejects empty shapes", "[estimate]") {
+TEST_CASE("Estimate rejects empty shapes and an empty item chunk", "[estimate]") {
   CHECK_THROWS_AS(estimate_peak_memory(small_spec(), {0, 20, 100}), std::invalid_argument);
   CHECK_THROWS_AS(estimate_peak_memory(small_spec(), {8, 0, 100}), std::invalid_argument);
+  ApproximatorSpec zero_chunk = small_spec();
+  zero_chunk.memory.item_chunk_size = 0;
+  CHECK_THROWS_AS(estimate_peak_memory(zero_chunk, {8, 20, 100}), std::invalid_argument);
 }
