@@ -18,10 +18,12 @@
 // nominal, over-confidence), which the conservative mode penalises. Below the
 // grid means too wide (under-confidence), penalised only in two-sided mode.
 //
-// Memory: the samples are drawn under no-grad (stop-gradient samples); their
-// log-probs are evaluated log_prob_chunk_size samples per row at a time, each
-// chunk through checkpoint(), so backward holds one chunk's flow activations
-// at a time: peak memory scales with the chunk, not with n_post_samples.
+// Memory: the samples are drawn under no-grad (stop-gradient samples) and
+// mapped through the flow log_prob_chunk_size samples per row at a time; their
+// log-probs are evaluated in chunks of the same size, each chunk through
+// checkpoint(), so sampling and backward hold one chunk's flow activations at
+// a time: peak memory scales with the chunk, not with n_post_samples (only
+// the [N, n_post_samples, D] samples and [N, n_post_samples] ranks do).
 // Value and gradients do not depend on the chunk size.
 #pragma once
 
