@@ -4,7 +4,8 @@
 // loss, backward, gradient clipping, Adam step), and compare the estimate
 // with the tracked peak of the second step minus the bytes before the model
 // was built. Prints one row per configuration and the summary:
-// median |relative error|, worst under- and overestimate.
+// median |relative error|, worst under- and overestimate, and the time one
+// estimate takes (the sampler calls it for every candidate).
 #include "memory/cpu_memory_tracking.hpp"
 #include "memory/estimate.hpp"
 #include "models/approximator.hpp"
@@ -13,6 +14,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -83,6 +85,23 @@ std::vector<Config> configurations() {
   add("attention_layers=3 J=60", [](auto& a, auto& s) { a.summary.attention_layers = 3; s.n_items = 60; });
   add("relu", [](auto& a, auto&) { a.summary.activation = Activation::relu; a.flow.activation = Activation::relu; });
   add("gelu", [](auto& a, auto&) { a.summary.activation = Activation::gelu; a.flow.activation = Activation::gelu; });
+  add("dropout=0.1", [](auto& a, auto&) { a.summary.dropout = 0.1; a.flow.dropout = 0.1; });
+  add("relu dropout=0.1 chunk=5 ckpt", [](auto& a, auto&) {
+    a.summary.activation = Activation::relu;
+    a.summary.dropout = 0.1;
+    a.memory = {5, true};
+  });
+  add("heads=8 J=60 summary_dim=64", [](auto& a, auto& s) {
+    a.summary.attention_heads = 8;
+    a.summary.summary_dim = 64;
+    s.n_items = 60;
+  });
+  add("B=16 P=250 J=50 chunk=10 ckpt", [](auto& a, auto& s) {
+    a.summary.cell_mlp_width = 64;
+    a.summary.embed_dim = 64;
+    a.memory = {10, true};
+    s = {16, 50, 250};
+  });
   for (int64_t d : {1, 8}) add("flow_depth=" + std::to_string(d), [d](auto& a, auto&) { a.flow.depth = d; });
   add("subnet 256x3", [](auto& a, auto&) { a.flow.subnet_width = 256; a.flow.subnet_depth = 3; });
   add("subnet_depth=1", [](auto& a, auto&) { a.flow.subnet_depth = 1; });
@@ -140,5 +159,17 @@ int main() {
               errors.size(), 100 * median, 100 * std::min(worst_under, 0.0), 100 * std::max(worst_over, 0.0));
   std::printf("targets: median <= 5%%, no underestimate worse than -10%%: %s\n",
               median <= 0.05 && worst_under >= -0.10 ? "met" : "NOT met");
+
+  const auto configs = configurations();
+  constexpr int kCalls = 100000;
+  double sink = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < kCalls; ++i) {
+    const auto& c = configs[static_cast<size_t>(i) % configs.size()];
+    sink += bfhpo::memory::estimate_peak_memory_mb(c.spec, c.shape);
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("estimate_peak_memory_mb: %.2f us per call (%d calls, checksum %.0f)\n", 1e6 * seconds / kCalls, kCalls,
+              sink);
   return 0;
 }

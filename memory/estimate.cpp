@@ -1,9 +1,9 @@
 #include "memory/estimate.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 // How the estimate is taken. Every count below is a tensor the step allocates
 // (float32 unless said otherwise), named after the code that allocates it;
@@ -20,8 +20,9 @@
 //   relu                its output only, shared with the next Linear: 1
 //   dropout (p > 0)     the noise mask and the output, the activation's output
 //                       is dropped: 3 a hidden layer; p == 0 is the identity
-//   mean, sum, cat,     nothing (sizes only)
-//   add, sub, stack
+//   mean over persons   its input (measured: the phi output stays until backward)
+//   sum, cat, stack,    nothing (sizes only)
+//   add, sub
 //   LayerNorm           its input, mean and rstd [rows]
 //   softmax, exp        their output
 //
@@ -144,16 +145,15 @@ int64_t flow_saved_bytes(const DeviceProfile& p, const models::ApproximatorSpec&
   return t.bytes();
 }
 
-// The largest set of buffers a backward through the flow holds at once: the
-// gradients of two hidden layers, of a subnet's cat input and of the context
-// (accumulated over every subnet), and a few [rows, D] ones.
+// The largest set of buffers a backward through the flow holds on top of its
+// saved activations, which it frees as it goes: a gradient of the wider of a
+// hidden layer and the context, and a few [rows, D] ones (measured: W + 3 a
+// row at W = 64, C = 48).
 int64_t flow_backward_bytes(const DeviceProfile& p, const models::ApproximatorSpec& spec, int64_t rows) {
-  const int64_t d = spec.param_dim, context = spec.context_dim();
   return Tally(p)
-      .add(rows * spec.flow.subnet_width, 2)
-      .add(rows * (d - d / 2 + context))
-      .add(rows * context)
-      .add(rows * d, 3)
+      .add(rows * std::max(spec.flow.subnet_width, spec.context_dim()))
+      .add(rows * spec.param_dim, 2)
+      .add(rows)
       .bytes();
 }
 
@@ -186,10 +186,15 @@ SummaryMemory summary_memory(const DeviceProfile& p, const models::ApproximatorS
   const int64_t width = s.cell_mlp_width, depth = s.cell_mlp_depth;
 
   // One chunk's phi activations: the stacked cell features [N, 4] (input of
-  // the first Linear) and the hidden layers [N, width].
+  // the first Linear), the hidden layers [N, width] and the output
+  // [N, cell_dim] (input of the mean over persons).
   const auto phi_saved = [&](int64_t c) {
     const int64_t rows = b * persons * c;
-    return Tally(p).add(rows * kCellFeatures).add(rows * width, per_hidden * depth).bytes();
+    return Tally(p)
+        .add(rows * kCellFeatures)
+        .add(rows * width, per_hidden * depth)
+        .add(rows * s.cell_dim)
+        .bytes();
   };
   SummaryMemory m;
   Tally stage(p);
@@ -200,30 +205,39 @@ SummaryMemory summary_memory(const DeviceProfile& p, const models::ApproximatorS
     // Without checkpointing every chunk's graph stays: chunking alone saves nothing.
     m.item_stage += (n_chunks - 1) * phi_saved(chunk) + phi_saved(last_chunk);
   }
-  // Backward of a chunk: the mean's gradient expanded to [N, cell_dim] and the
-  // last hidden layer's gradient [N, width] (then two of [N, width] in turn).
+  // Backward of a chunk: the mean's gradient expanded to [N, cell_dim]
+  // replaces the phi output it frees, then the last hidden layer's gradient
+  // [N, width] joins it; each later gradient replaces an activation freed
+  // before it. The peak on top is one gradient of the wider of the two --
+  // except with relu, whose output is shared by the relu and the next Linear
+  // and outlives the Linear's backward: then two [N, width] gradients join
+  // while only the [N, cell_dim] one has left.
   // Checkpointed, the chunk's forward is first recomputed with grad.
   const int64_t rows = b * persons * chunk;
-  m.item_stage_backward = Tally(p).add(rows * s.cell_dim).add(rows * (depth > 0 ? width : 0)).bytes();
+  int64_t widest = std::max(s.cell_dim, depth > 0 ? width : 0);
+  if (depth > 0 && per_hidden == 1) widest = std::max(widest, 2 * width - s.cell_dim);
+  m.item_stage_backward = Tally(p).add(rows * widest).bytes();
   if (spec.memory.gradient_checkpointing) m.item_stage_backward += phi_saved(chunk);
 
   // Attention blocks over items, M = B*J rows of width E: saved are the
   // in_proj input (a contiguous copy of the [J, B, E] view), scaled q,
   // contiguous k and v, the softmax output [B*H, J, J], the out_proj input
-  // (contiguous copy), LayerNorm 1 input + mean + rstd, feed-forward input
-  // (LayerNorm 1 output) and hidden layer, LayerNorm 2 input + mean + rstd.
+  // (contiguous copy), LayerNorm 1 input + mean + rstd, the feed-forward
+  // input (LayerNorm 1 output) and hidden layer, LayerNorm 2 input + mean +
+  // rstd: 8 [M, E] tensors besides the feed-forward's hidden layer (10 in all
+  // with silu, as the meter counts).
   const int64_t rows_m = b * items, e = s.embed_dim;
   const int64_t scores = b * s.attention_heads * items * items;
   Tally attention(p);
   for (int64_t i = 0; i < s.attention_layers; ++i) {
-    attention.add(rows_m * e, 7 + saved_per_hidden_layer(s.activation, s.dropout)).add(scores).add(rows_m, 4);
+    attention.add(rows_m * e, 8 + saved_per_hidden_layer(s.activation, s.dropout)).add(scores).add(rows_m, 4);
   }
   // Backward of a block: gradients of the attention weights before and after
   // the softmax, and of a few [M, E] activations.
   m.attention_backward = s.attention_layers > 0 ? Tally(p).add(scores, 2).add(rows_m * e, 3).bytes() : 0;
 
-  // item_projection output (the first block's input), the global summary's
-  // mean and Mlp over [B, E], and the condition cat [M, C].
+  // The last block's output [M, E] (alive until the condition is built), the
+  // global summary's mean and Mlp over [B, E], and the condition cat [M, C].
   Tally rest(p);
   rest.add(rows_m * e).add(b * e, 2 + saved_per_hidden_layer(s.activation, s.dropout)).add(b * s.summary_dim);
   m.condition = Tally(p).add(rows_m * spec.context_dim()).bytes();
@@ -245,6 +259,43 @@ int64_t simulate_bytes(const DeviceProfile& p, const StepShape& shape) {
       .bytes();
 }
 
+// The calibration term (calibration_penalty.cpp) over R = n_rows rows, S =
+// n_post_samples, k = log_prob_chunk_size:
+//   - the log-prob of the true parameters: a second full flow pass with grad;
+//   - kept until backward: the samples [R, S, D], the checkpointed chunks'
+//     inputs (contiguous copies, S*R*D together), the context [R, C] saved by
+//     every chunk, the sigmoid of the STE [R, S];
+//   - on top, the largest of: sampling under no-grad (the base draws
+//     [R, S, D], the chunks drawn so far and their cat, and for one chunk
+//     its base draws, the context repeated k times [R*k, C] and one subnet's
+//     widest moment over R*k rows); the rank step (the chunks' log-probs,
+//     their cat, differences, hard and soft indicators [R, S]); the backward
+//     of one chunk, recomputed with grad (its repeated context, the int64
+//     repeat index, flow activations over R*k rows) with the flow's backward
+//     buffers over R*k rows.
+int64_t calibration_bytes(const DeviceProfile& profile, const models::ApproximatorSpec& spec, int64_t n_rows,
+                          int64_t n_post_samples, int64_t param_dim, int64_t log_prob_chunk_size) {
+  if (n_rows < 1 || n_post_samples < 1 || param_dim < 1 || log_prob_chunk_size < 1)
+    throw std::invalid_argument("estimate_calibration_memory: all sizes must be >= 1");
+  models::ApproximatorSpec flow_spec = spec;
+  flow_spec.param_dim = param_dim;
+  const int64_t r = n_rows, s = n_post_samples, k = std::min(log_prob_chunk_size, n_post_samples);
+  const int64_t context = spec.context_dim();
+  const int64_t n_chunks = ceil_div(s, k), last = s - (n_chunks - 1) * k;
+  const int64_t true_pass = flow_saved_bytes(profile, flow_spec, r);
+  const int64_t samples = Tally(profile).add(r * s * param_dim).bytes();
+  const int64_t chunked = Tally(profile).add(r * k * param_dim, n_chunks - 1).add(r * last * param_dim).bytes();
+  const int64_t kept = samples + chunked + Tally(profile).add(r * context).add(r * s).bytes();
+  const int64_t one_chunk_draw = Tally(profile).add(r * k * param_dim).add(r * k * context).bytes() +
+                                 flow_no_grad_bytes(profile, flow_spec, r * k);
+  const int64_t sampling = samples + std::max(chunked + one_chunk_draw, chunked + samples);
+  const int64_t ranks = Tally(profile).add(r * k, n_chunks).add(r * s, 5).add(r * s, 1, 1).bytes();
+  const int64_t chunk_backward = Tally(profile).add(r * k * context).add(r * k, 1, kInt64).bytes() +
+                                 flow_saved_bytes(profile, flow_spec, r * k) +
+                                 flow_backward_bytes(profile, flow_spec, r * k);
+  return true_pass + std::max(sampling, kept + std::max(ranks, chunk_backward));
+}
+
 double mb(int64_t bytes) { return static_cast<double>(bytes) / kMb; }
 
 }  // namespace
@@ -260,6 +311,8 @@ MemoryEstimate estimate_peak_memory(const models::ApproximatorSpec& spec, const 
                                     const DeviceProfile& profile) {
   if (shape.batch_size < 1 || shape.n_items < 1 || shape.n_persons < 1)
     throw std::invalid_argument("estimate_peak_memory: batch_size, n_items and n_persons must be >= 1");
+  if (spec.memory.item_chunk_size && *spec.memory.item_chunk_size < 1)
+    throw std::invalid_argument("estimate_peak_memory: memory.item_chunk_size must be >= 1");
   const int64_t rows = shape.batch_size * shape.n_items;
 
   Tally params(profile);
@@ -273,12 +326,9 @@ MemoryEstimate estimate_peak_memory(const models::ApproximatorSpec& spec, const 
                             .bytes();
   const SummaryMemory summary = summary_memory(profile, spec, shape);
   const int64_t flow = flow_saved_bytes(profile, spec, rows);
+  const auto& c = spec.calibration;
   const int64_t calibration =
-      spec.calibration.enabled
-          ? static_cast<int64_t>(std::llround(kMb * estimate_calibration_memory(
-                                                        rows, spec.calibration.n_post_samples, spec.param_dim,
-                                                        spec.calibration.log_prob_chunk_size, spec, profile)))
-          : 0;
+      c.enabled ? calibration_bytes(profile, spec, rows, c.n_post_samples, spec.param_dim, c.log_prob_chunk_size) : 0;
 
   const int64_t early = batch + summary.saved + flow + calibration +
                         std::max(flow_backward_bytes(profile, spec, rows), summary.attention_backward);
@@ -306,47 +356,14 @@ double estimate_peak_memory_mb(const models::ApproximatorSpec& spec, const StepS
   return estimate_peak_memory(spec, shape, profile).peak_mb;
 }
 
-// The calibration term (calibration_penalty.cpp) over R = n_rows rows, S =
-// n_post_samples, k = log_prob_chunk_size:
-//   - the log-prob of the true parameters: a second full flow pass with grad;
-//   - kept until backward: the samples [R, S, D], the checkpointed chunks'
-//     inputs (contiguous copies, S*R*D together), the context [R, C] saved by
-//     every chunk, the sigmoid of the STE [R, S];
-//   - on top, the largest of: sampling under no-grad (the context repeated
-//     S times [R*S, C], the base draws, one subnet's widest moment over R*S
-//     rows); the rank step (the joined log-probs, differences, hard and soft
-//     indicators [R, S]); the backward of one chunk, recomputed with grad
-//     (its repeated context, int64 repeat index, flow activations over R*k
-//     rows) with the flow's backward buffers over R*k rows.
 double estimate_calibration_memory(int64_t n_rows, int64_t n_post_samples, int64_t param_dim,
                                    int64_t log_prob_chunk_size, const models::ApproximatorSpec& spec,
                                    const DeviceProfile& profile) {
-  if (n_rows < 1 || n_post_samples < 1 || param_dim < 1 || log_prob_chunk_size < 1)
-    throw std::invalid_argument("estimate_calibration_memory: all sizes must be >= 1");
-  models::ApproximatorSpec flow_spec = spec;
-  flow_spec.param_dim = param_dim;
-  const int64_t r = n_rows, s = n_post_samples, k = std::min(log_prob_chunk_size, n_post_samples);
-  const int64_t context = spec.context_dim();
-  const int64_t true_pass = flow_saved_bytes(profile, flow_spec, r);
-  const int64_t n_chunks = ceil_div(s, k), last = s - (n_chunks - 1) * k;
-  const int64_t kept = Tally(profile)
-                           .add(r * s * param_dim)                                   // samples
-                           .add(r * k * param_dim, n_chunks - 1)                     // chunk inputs
-                           .add(r * last * param_dim)
-                           .add(r * context)                                         // context
-                           .add(r * s)                                               // STE sigmoid
-                           .bytes();
-  const int64_t sampling = Tally(profile).add(r * s * context).add(r * s * param_dim, 2).bytes() +
-                           flow_no_grad_bytes(profile, flow_spec, r * s);
-  const int64_t ranks = Tally(profile).add(r * k, n_chunks).add(r * s, 5).add(r * s, 1, 1).bytes();
-  const int64_t chunk_backward = Tally(profile).add(r * k * context).add(r * k, 1, kInt64).bytes() +
-                                 flow_saved_bytes(profile, flow_spec, r * k) +
-                                 flow_backward_bytes(profile, flow_spec, r * k);
-  return mb(true_pass + kept + std::max({sampling, ranks, chunk_backward}));
+  return mb(calibration_bytes(profile, spec, n_rows, n_post_samples, param_dim, log_prob_chunk_size));
 }
 
 bool exceeds_memory_budget(double peak_mb, double budget_mb) {
-  if (!(budget_mb > 0) || !std::isfinite(budget_mb))
+  if (!(budget_mb > 0))
     throw std::invalid_argument("exceeds_memory_budget: the budget must be a positive number of MB, got " +
                                 std::to_string(budget_mb));
   return !(peak_mb <= budget_mb);

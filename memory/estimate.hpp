@@ -12,8 +12,8 @@
 //   batch           the simulated batch: responses, item params, abilities
 //   summary         saved activations of the summary network: the per-item
 //                   stage over all items, or with gradient checkpointing only
-//                   its chunk outputs plus one chunk recomputed in backward;
-//                   attention blocks over items
+//                   its chunk outputs (the one chunk recomputed in backward
+//                   counts as transient); attention blocks over items
 //   flow            saved activations of the coupling flow over B*J rows
 //   calibration     the calibration term (estimate_calibration_memory)
 //   transient       the largest short-lived buffer of the step on top
@@ -45,6 +45,8 @@ struct MemoryEstimate {
   nlohmann::json to_json() const;
 };
 
+// Microseconds, allocates no tensor. A shape with a size below 1 or an item
+// chunk below 1 is std::invalid_argument.
 MemoryEstimate estimate_peak_memory(const models::ApproximatorSpec& spec, const StepShape& shape,
                                     const DeviceProfile& profile = DeviceProfile{});
 // Seed API: the peak alone.
@@ -52,12 +54,13 @@ double estimate_peak_memory_mb(const models::ApproximatorSpec& spec, const StepS
                                const DeviceProfile& profile = DeviceProfile{});
 // The calibration term alone: n_rows = batch_size * n_items flow rows, each
 // with n_post_samples draws of param_dim, log-probs in chunks of log_prob_chunk_size.
-// The flow's widths come from spec (spec.calibration is not read). MB.
+// The flow's widths come from spec (spec.calibration is not read). MB. A size
+// below 1 is std::invalid_argument.
 double estimate_calibration_memory(int64_t n_rows, int64_t n_post_samples, int64_t param_dim,
                                    int64_t log_prob_chunk_size, const models::ApproximatorSpec& spec,
                                    const DeviceProfile& profile = DeviceProfile{});
 // True when peak_mb is above budget_mb (a peak equal to the budget fits; a
-// NaN peak does not). budget_mb must be positive and finite, else
+// NaN peak does not). budget_mb must be positive (infinity: no limit), else
 // std::invalid_argument.
 bool exceeds_memory_budget(double peak_mb, double budget_mb);
 

@@ -18,10 +18,12 @@
 // nominal, over-confidence), which the conservative mode penalises. Below the
 // grid means too wide (under-confidence), penalised only in two-sided mode.
 //
-// Memory: the samples are drawn under no-grad (stop-gradient samples); their
-// log-probs are evaluated log_prob_chunk_size samples per row at a time, each
-// chunk through checkpoint(), so backward holds one chunk's flow activations
-// at a time: peak memory scales with the chunk, not with n_post_samples.
+// Memory: the samples are drawn under no-grad (stop-gradient samples) and
+// mapped through the flow log_prob_chunk_size samples per row at a time; their
+// log-probs are evaluated in chunks of the same size, each chunk through
+// checkpoint(), so sampling and backward hold one chunk's flow activations at
+// a time: peak memory scales with the chunk, not with n_post_samples (only
+// the [N, n_post_samples, D] samples and [N, n_post_samples] ranks do).
 // Value and gradients do not depend on the chunk size.
 #pragma once
 
@@ -36,6 +38,12 @@ namespace bfhpo::models {
 // reach the flow's parameters and the context. Draws from the global torch RNG.
 torch::Tensor calibration_penalty(CouplingFlow& flow, const torch::Tensor& theta,
                                   const torch::Tensor& context, const CalibrationSpec& spec);
+
+// The rank alpha_i above of every row: true_log_prob [N], sample_log_prob
+// [N, S] -> [N]. Forward the hard fraction, backward the sigmoid relaxation's
+// gradient with temperature ste_temperature (> 0).
+torch::Tensor straight_through_ranks(const torch::Tensor& true_log_prob, const torch::Tensor& sample_log_prob,
+                                     double ste_temperature);
 
 // The rank-and-compare step alone: true_log_prob [N], sample_log_prob [N, S].
 // Uses spec.conservative and spec.ste_temperature.

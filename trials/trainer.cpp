@@ -55,14 +55,23 @@ double Trainer::train_step() {
   approximator_->train();
   for (auto& group : optimizer_.param_groups())
     static_cast<torch::optim::AdamOptions&>(group.options()).lr(learning_rate_at(steps_completed_));
+  // A forward in training mode updates buffers (the running standardization,
+  // a fresh actnorm's flag); a step that throws puts them back.
+  std::vector<torch::Tensor> buffers_before;
+  for (const auto& buffer : approximator_->buffers()) buffers_before.push_back(buffer.clone());
   double loss_value = 0.0;
-  {
+  try {
     const auto batch = simulator_.sample(options_.batch_size, static_cast<uint64_t>(steps_completed_));
     optimizer_.zero_grad();
     const auto terms = approximator_->loss(batch.responses, batch.item_params);
     loss_value = terms.total.item<double>();
-    if (!std::isfinite(loss_value)) return loss_value;  // the caller stops; nothing was updated
+    if (!std::isfinite(loss_value)) return loss_value;  // the caller stops; no weight was updated
     terms.total.backward();
+  } catch (...) {
+    torch::NoGradGuard no_grad;
+    auto buffers = approximator_->buffers();
+    for (size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(buffers_before[i]);
+    throw;
   }
   if (options_.clip_grad_norm > 0) torch::nn::utils::clip_grad_norm_(approximator_->parameters(), options_.clip_grad_norm);
   optimizer_.step();

@@ -6,8 +6,11 @@
 //
 // A step is all-or-nothing for the training position: train_step() advances
 // the step counter only when the step finished, so after an exception (an
-// OOM) the weights, the optimizer state and the position are those of the
-// last completed step and fit() continues from there. This is what lets
+// OOM) the weights, the buffers (running standardization, actnorm flags), the
+// optimizer state and the position are those of the last completed step and
+// fit() continues from there. (A failed very first step may leave actnorm's
+// data-initialised parameters behind; its flag is restored, so the retry
+// initialises them again.) This is what lets
 // fit_with_oom_retry change the batch size or the item chunk and go on
 // without losing progress.
 #pragma once

@@ -1,6 +1,10 @@
 #include <catch2/catch.hpp>
 
 #include "models/calibration_penalty.hpp"
+#include "models/diagnostics.hpp"
+#include "models/simulators/gaussian_toy.hpp"
+
+#include <cmath>
 
 #include <functional>
 #include <unordered_set>
@@ -60,6 +64,16 @@ ValueAndGrads value_and_grads(CouplingFlow& flow, const std::function<torch::Ten
   for (auto& p : flow->parameters()) out.grads.push_back(p.grad().clone());
   out.grads.push_back(context.grad().clone());
   return out;
+}
+
+constexpr double kLogTwoPi = 1.8378770664093454836;
+
+// log N(theta; mean, diag(std^2)) summed over the last dim: [N, D] or [N, S, D] against [N, D].
+torch::Tensor gaussian_log_prob(const torch::Tensor& theta, const torch::Tensor& mean, const torch::Tensor& std) {
+  const bool per_sample = theta.dim() == 3;
+  const auto m = per_sample ? mean.unsqueeze(1) : mean;
+  const auto s = per_sample ? std.unsqueeze(1) : std;
+  return (-0.5 * ((theta - m) / s).pow(2) - s.log() - 0.5 * kLogTwoPi).sum(-1);
 }
 
 size_t autograd_nodes(const torch::Tensor& output) {
@@ -164,4 +178,49 @@ TEST_CASE("Calibration penalty keeps no chunk's flow graph: one autograd node pe
   auto three_chunks = calibration_penalty(flow, theta, context, spec_with(true, 20, 7, 1.0));
   auto six_chunks = calibration_penalty(flow, theta, context, spec_with(true, 40, 7, 1.0));
   REQUIRE(autograd_nodes(six_chunks) == autograd_nodes(three_chunks) + 3);
+}
+
+TEST_CASE("Ranks of exact posterior samples are uniform on the Gaussian toy; over-confidence is penalised",
+          "[calibration]") {
+  // Truths from the prior, S samples from the analytic posterior N(m, s^2 I),
+  // or from an over-confident one N(m, (0.6 s)^2 I), each scored by its own density.
+  GaussianToy toy(GaussianToyConfig{}, 23, torch::kCPU);
+  std::vector<torch::Tensor> truths, means, stds;
+  for (uint64_t batch = 0; batch < 8; ++batch) {  // n_obs drawn per batch from [5, 20]
+    auto simulated = toy.sample(250, batch);
+    auto posterior = toy.posterior(simulated.observations);
+    truths.push_back(simulated.params);
+    means.push_back(posterior.mean);
+    stds.push_back(posterior.std);
+  }
+  const auto truth = torch::cat(truths).to(torch::kFloat64);
+  const auto mean = torch::cat(means).to(torch::kFloat64);
+  const int64_t n = truth.size(0);
+  const int64_t s = 200;
+  const auto spec = spec_with(true, s, s, 0.01);
+  torch::manual_seed(7);
+  auto ranks_and_penalty = [&](double std_factor) {
+    const auto std = torch::cat(stds).to(torch::kFloat64) * std_factor;
+    const auto samples = mean.unsqueeze(1) + std.unsqueeze(1) * torch::randn({n, s, 2}, torch::kFloat64);
+    const auto true_lp = gaussian_log_prob(truth, mean, std);
+    const auto sample_lp = gaussian_log_prob(samples, mean, std);
+    return std::make_pair(straight_through_ranks(true_lp, sample_lp, spec.ste_temperature),
+                          rank_calibration_penalty(true_lp, sample_lp, spec).item<double>());
+  };
+  // KS bound: the 0.1% critical value 1.95 / sqrt(N) plus 1 / S for ranks on a grid of S + 1 values.
+  const double ks_bound = 1.95 / std::sqrt(static_cast<double>(n)) + 1.0 / s;
+
+  const auto [exact_ranks, exact_penalty] = ranks_and_penalty(1.0);
+  REQUIRE(exact_ranks.sizes().vec() == std::vector<int64_t>{n});
+  const double exact_ks = rank_ks_distance(exact_ranks.unsqueeze(1)).item<double>();
+  INFO("exact: KS " << exact_ks << " (bound " << ks_bound << "), penalty " << exact_penalty);
+  REQUIRE(exact_ks < ks_bound);
+  REQUIRE(exact_penalty < 1e-3);
+
+  const auto [confident_ranks, confident_penalty] = ranks_and_penalty(0.6);
+  const double confident_ks = rank_ks_distance(confident_ranks.unsqueeze(1)).item<double>();
+  INFO("over-confident: KS " << confident_ks << ", penalty " << confident_penalty);
+  // alpha = 1 - U^(1 / 0.36) for a 2-D Gaussian: KS and penalty far from the exact case's.
+  REQUIRE(confident_ks > 0.2);
+  REQUIRE(confident_penalty > 0.03);
 }
