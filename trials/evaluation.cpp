@@ -1,11 +1,34 @@
 #include "trials/evaluation.hpp"
 
+#include "memory/oom.hpp"
+
 #include <algorithm>
 
 namespace bfhpo::trials {
 namespace {
 
 constexpr uint64_t kEvaluationSeedOffset = 0xE7A1ULL << 20;
+
+// Draws [N, S, D] and truths [N, D] over every item of the evaluation datasets.
+std::pair<torch::Tensor, torch::Tensor> posterior_draws(models::ContinuousApproximatorImpl& approximator,
+                                                        const models::IrtSimulator& simulator,
+                                                        const EvaluationOptions& options, int64_t batch_size) {
+  std::vector<torch::Tensor> draws, truths;
+  for (int64_t done = 0, index = 0; done < options.n_datasets; ++index) {
+    const int64_t n = std::min(batch_size, options.n_datasets - done);
+    const auto batch = simulator.sample(n, static_cast<uint64_t>(index));
+    const int64_t d = batch.item_params.size(-1);
+    std::vector<torch::Tensor> chunks;
+    for (int64_t drawn = 0; drawn < options.n_draws; drawn += options.draw_chunk) {
+      const int64_t k = std::min(options.draw_chunk, options.n_draws - drawn);
+      chunks.push_back(approximator.sample(k, batch.responses).reshape({-1, k, d}));
+    }
+    draws.push_back(torch::cat(chunks, 1));
+    truths.push_back(batch.item_params.reshape({-1, d}));
+    done += n;
+  }
+  return {torch::cat(draws), torch::cat(truths)};
+}
 
 }  // namespace
 
@@ -15,20 +38,20 @@ models::Diagnostics evaluate_posterior(models::ContinuousApproximatorImpl& appro
   const bool was_training = approximator.is_training();
   approximator.eval();
   const models::IrtSimulator simulator(ranges, options.seed + kEvaluationSeedOffset, device);
-  std::vector<torch::Tensor> draws, truths;
-  int64_t done = 0;
-  for (uint64_t index = 0; done < options.n_datasets; ++index) {
-    const int64_t n = std::min(options.batch_size, options.n_datasets - done);
-    const auto batch = simulator.sample(n, index);
-    const int64_t d = batch.item_params.size(-1);
-    draws.push_back(approximator.sample(options.n_draws, batch.responses).reshape({-1, options.n_draws, d}));
-    truths.push_back(batch.item_params.reshape({-1, d}));
-    done += n;
+  for (int64_t batch_size = options.batch_size;; batch_size = std::max<int64_t>(1, batch_size / 2)) {
+    try {
+      const auto [draws, truths] = posterior_draws(approximator, simulator, options, batch_size);
+      approximator.train(was_training);
+      return models::compute_diagnostics(draws, truths, models::IrtSimulator::prior_variance().to(device),
+                                         models::IrtSimulator::parameter_names());
+    } catch (const std::exception& error) {
+      if (!memory::is_oom_error(error) || batch_size == 1) {
+        approximator.train(was_training);
+        throw;
+      }
+    }
+    memory::safe_empty_cache();
   }
-  approximator.train(was_training);
-  return models::compute_diagnostics(torch::cat(draws), torch::cat(truths),
-                                     models::IrtSimulator::prior_variance().to(device),
-                                     models::IrtSimulator::parameter_names());
 }
 
 }  // namespace bfhpo::trials

@@ -2,7 +2,9 @@
 // simulated datasets (disjoint from the training and validation seeds):
 // n_draws posterior draws for every item of every dataset, compared with the
 // true item parameters (models/diagnostics.hpp). Runs in eval mode without
-// gradients, `batch_size` datasets at a time.
+// gradients, `batch_size` datasets and `draw_chunk` draws at a time; when that
+// runs out of memory, the batch is halved and the evaluation restarted (down
+// to one dataset), so a trial that trained never fails in its evaluation.
 #pragma once
 
 #include "models/approximator.hpp"
@@ -15,6 +17,7 @@ struct EvaluationOptions {
   int64_t n_datasets = 64;
   int64_t n_draws = 100;
   int64_t batch_size = 16;
+  int64_t draw_chunk = 25;
   uint64_t seed = 1;
 };
 

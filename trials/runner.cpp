@@ -78,8 +78,10 @@ hpo::FeasiblePredicate StudyContext::memory_feasibility() const {
   };
 }
 
-TrialOutcome run_trial(hpo::Study& study, const hpo::AskedTrial& asked, const StudyContext& context,
-                       const TrialObserver& observer) {
+namespace {
+
+TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const StudyContext& context,
+                        const TrialObserver& observer) {
   const auto start = std::chrono::steady_clock::now();
   TrialOutcome outcome;
   outcome.number = asked.number;
@@ -181,7 +183,6 @@ TrialOutcome run_trial(hpo::Study& study, const hpo::AskedTrial& asked, const St
     return finish(hpo::TrialState::Fail, {}, std::string("oom: ") + e.what());
   }
   record.system("measured_peak_mb", measured_peak_mb());
-  cpu_budget.reset();
   record.system("device", context.device.str());
   record.system("batch_size", fit.batch_size);
   record.system("item_chunk_size", fit.item_chunk_size ? nlohmann::json(*fit.item_chunk_size) : nlohmann::json());
@@ -210,6 +211,7 @@ TrialOutcome run_trial(hpo::Study& study, const hpo::AskedTrial& asked, const St
       evaluate_posterior(trainer.approximator(), config.ranges, evaluation, context.device);
   record.system("diagnostics_seconds",
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - evaluation_start).count());
+  cpu_budget.reset();
   double calibration_error = 0.0;
   for (const auto& p : diagnostics.parameters) calibration_error += p.calibration_error / diagnostics.parameters.size();
   record.user("calibration_error", calibration_error);
@@ -223,6 +225,20 @@ TrialOutcome run_trial(hpo::Study& study, const hpo::AskedTrial& asked, const St
   trainer.save_weights(weights);
   record.system("weights", weights.string());
   return finish(hpo::TrialState::Complete, value, "");
+}
+
+}  // namespace
+
+TrialOutcome run_trial(hpo::Study& study, const hpo::AskedTrial& asked, const StudyContext& context,
+                       const TrialObserver& observer) {
+  try {
+    return run_stages(study, asked, context, observer);
+  } catch (const std::exception& error) {
+    // A bug: record it on the trial so the journal says what happened, then crash loudly.
+    if (study.trial(asked.number).state == hpo::TrialState::Running)
+      study.tell(asked.number, hpo::TrialState::Fail, {}, std::string("error: ") + error.what());
+    throw;
+  }
 }
 
 }  // namespace bfhpo::trials

@@ -83,16 +83,17 @@ double Trainer::train_step() {
 double Trainer::validation_loss() {
   torch::NoGradGuard no_grad;
   approximator_->eval();
-  double weighted_sum = 0.0;
-  int64_t done = 0;
-  for (uint64_t index = 0; done < options_.validation_sims; ++index) {
+  double nll_sum = 0.0;
+  int64_t items = 0;
+  for (int64_t done = 0, index = 0; done < options_.validation_sims; ++index) {
     const int64_t n = std::min(options_.batch_size, options_.validation_sims - done);
-    const auto batch = validation_simulator_.sample(n, index);
-    weighted_sum += approximator_->loss(batch.responses, batch.item_params).nll.item<double>() * n;
+    const auto batch = validation_simulator_.sample(n, static_cast<uint64_t>(index));
+    nll_sum -= approximator_->log_prob(batch.item_params, batch.responses).sum().item<double>();
+    items += batch.item_params.size(0) * batch.item_params.size(1);
     done += n;
   }
   approximator_->train();
-  return weighted_sum / static_cast<double>(done);
+  return nll_sum / static_cast<double>(items);
 }
 
 TrainingSummary Trainer::fit(const EpochCallback& on_epoch, const StepCallback& on_step) {

@@ -44,7 +44,7 @@ struct EpochReport {
   int epoch = 0;                   // 1-based
   int epochs = 0;
   double train_loss = 0.0;         // mean loss of the epoch's steps
-  double validation_loss = 0.0;    // NLL on the validation set (eval mode)
+  double validation_loss = 0.0;    // NLL per item on the validation set, original space (eval mode)
   double seconds = 0.0;            // wall time of the epoch's steps and validation
 };
 
@@ -86,7 +86,8 @@ class Trainer {
   TrainingSummary fit(const EpochCallback& on_epoch = {}, const StepCallback& on_step = {});
   // One optimisation step on the next batch; returns its loss.
   double train_step();
-  // Mean NLL over the validation set, in eval mode without gradients.
+  // NLL per item over the validation set in the original parameter space
+  // (comparable across trials and with the prior's), in eval mode without gradients.
   double validation_loss();
 
   void set_batch_size(int64_t batch_size);

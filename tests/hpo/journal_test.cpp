@@ -76,7 +76,7 @@ TEST_CASE("replaying a journal gives the writer's in-memory state, for random se
   }
 }
 
-TEST_CASE("two journals on one file see each other's trials; ids follow log order") {
+TEST_CASE("two journals on one file see each other's trials, ids follow log order") {
   ScratchJournal scratch("shared");
   Journal a(scratch.path), b(scratch.path);
   int study = a.get_or_create_study("s", StudyDirection::Maximize);

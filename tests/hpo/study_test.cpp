@@ -159,7 +159,7 @@ TEST_CASE("a RUNNING trial whose worker process on this host is gone is re-queue
   CHECK(restarted.ask().params == mine.params);
 }
 
-TEST_CASE("one seed, one worker: the same sequence; two workers on one journal: different trials") {
+TEST_CASE("one seed, one worker: the same sequence, two workers on one journal: different trials") {
   ScratchStudy a("seed_a"), b("seed_b"), shared("seed_shared");
   for (const char* sampler : {"random", "tpe"}) {
     Study first = open(a.spec(30, sampler));

@@ -63,7 +63,7 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-TEST_CASE("the true mixture density integrates to one; the normal mass is accurate in the tails") {
+TEST_CASE("the true mixture density integrates to one, the normal mass is accurate in the tails") {
   // optuna31_kernel_scale off: each kernel is a normalised truncated normal, so the mixture is a density.
   std::vector<Distribution> dims{FloatDistribution{-1.0, 2.0, false, std::nullopt}};
   Eigen::ArrayXXd observations(4, 1);
@@ -103,7 +103,7 @@ TEST_CASE("every proposal is a valid assignment of a conditional space, startup 
   run(random, space, f, 40, 1);
 }
 
-TEST_CASE("the same seed gives the same proposal; another seed another") {
+TEST_CASE("the same seed gives the same proposal, another seed another") {
   SearchSpace space = plane();
   TpeSampler tpe;
   std::vector<FrozenTrial> trials;
@@ -131,7 +131,7 @@ TEST_CASE("TPE beats random search on a 2-D sphere, minimising and maximising") 
   CHECK(median(tpe_max) > 0.5 * median(random_max));  // values are negative: closer to 0 is better
 }
 
-TEST_CASE("the feasible predicate vetoes candidates; if it vetoes everything the sampler says so and stops") {
+TEST_CASE("the feasible predicate vetoes candidates, if it vetoes everything the sampler says so and stops") {
   SearchSpace space = plane();
   std::vector<FrozenTrial> trials;
   for (int i = 0; i < 20; ++i) trials.push_back(finished(space, i, {{"x", i * 0.4 - 4}, {"y", 0.0}}, std::abs(i * 0.4 - 4)));
@@ -196,7 +196,7 @@ TEST_CASE("the Parzen estimator's log density equals Optuna 3.1's on the same ob
   }
 }
 
-TEST_CASE("startup trials sample the prior unvetoed; TPE's candidates are vetoed") {
+TEST_CASE("startup trials sample the prior unvetoed, TPE's candidates are vetoed") {
   SearchSpace space = plane();
   TpeSampler tpe;
   FeasiblePredicate positive_x = [](const Params& p) { return p.at("x") > 0.0; };

@@ -22,7 +22,7 @@ ApproximatorSpec small_spec() {
 
 }  // namespace
 
-TEST_CASE("approximator: shapes of loss, log_prob and sample; the NLL is the mean -log_prob", "[approximator]") {
+TEST_CASE("approximator: shapes of loss, log_prob and sample, the NLL is the mean -log_prob", "[approximator]") {
   torch::manual_seed(1);
   auto approximator = make_approximator(small_spec());
   const IrtSimulator simulator({6, 6, 40, 40}, 3, torch::kCPU);
@@ -66,7 +66,7 @@ TEST_CASE("approximator: log_prob in the original space integrates to one", "[ap
   CHECK(log_q.exp().sum().item<double>() * cell == Approx(1.0).margin(0.02));
 }
 
-TEST_CASE("calibrated approximator: weight 0 gives the continuous loss; the penalty is positive", "[approximator]") {
+TEST_CASE("calibrated approximator: weight 0 gives the continuous loss, the penalty is positive", "[approximator]") {
   auto spec = small_spec();
   const IrtSimulator simulator({5, 5, 30, 30}, 7, torch::kCPU);
   const auto batch = simulator.sample(6, 0);

@@ -180,7 +180,7 @@ TEST_CASE("Calibration penalty keeps no chunk's flow graph: one autograd node pe
   REQUIRE(autograd_nodes(six_chunks) == autograd_nodes(three_chunks) + 3);
 }
 
-TEST_CASE("Ranks of exact posterior samples are uniform on the Gaussian toy; over-confidence is penalised",
+TEST_CASE("Ranks of exact posterior samples are uniform on the Gaussian toy, over-confidence is penalised",
           "[calibration]") {
   // Truths from the prior, S samples from the analytic posterior N(m, s^2 I),
   // or from an over-confident one N(m, (0.6 s)^2 I), each scored by its own density.

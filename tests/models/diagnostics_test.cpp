@@ -180,7 +180,7 @@ TEST_CASE("diagnostics: over-confident posteriors give a large calibration error
   CHECK(ks.min().item<double>() > 0.1);
 }
 
-TEST_CASE("diagnostics: exact posterior means recover perfectly; a bias shows in NRMSE only",
+TEST_CASE("diagnostics: exact posterior means recover perfectly, a bias shows in NRMSE only",
           "[diagnostics]") {
   torch::manual_seed(5);
   // Dyadic values keep every sum exact.

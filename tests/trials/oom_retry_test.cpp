@@ -67,7 +67,7 @@ TEST_CASE("fit_with_oom_retry steps down the ladder under a real CPU budget and 
   CHECK(validation.back() < validation.front());
 }
 
-TEST_CASE("below min_batch_size: OomBackoffExhausted names the last configuration; nothing else changed",
+TEST_CASE("below min_batch_size: OomBackoffExhausted names the last configuration, nothing else changed",
           "[oom_retry]") {
   auto trainer = test::tiny_trainer(test::tiny_training(2, 4, 8));
   trainer->train_step();  // a completed step and Adam state that must survive

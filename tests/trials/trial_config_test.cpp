@@ -54,7 +54,7 @@ TEST_CASE("a training study's sections and params make one TrialConfig", "[trial
   REQUIRE(back.to_json() == trial.to_json());
 }
 
-TEST_CASE("search-space names must map to a field; errors suggest the closest", "[trial_config]") {
+TEST_CASE("search-space names must map to a field, errors suggest the closest", "[trial_config]") {
   const auto bad = training_study({{"flow.dept", {{"type", "int"}, {"low", 2}, {"high", 8}}}});
   REQUIRE_THAT(error_of([&] { study_trial_config(bad); }),
                Catch::Contains("study.json") && Catch::Contains("search_space.flow.dept") &&
