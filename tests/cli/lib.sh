@@ -78,3 +78,21 @@ wait_for_line() {
     sleep 0.05
   done
 }
+
+# signal_mid_trial SIGNAL: writes $STUDY ($WORK/tiny.json, 3 trials long
+# enough to be caught in the middle), starts `bfhpo optimize` on it (output in
+# $WORK/first.out, .err), sends SIGNAL once the first trial reported an epoch,
+# and waits for the process; its exit status is in $MID_TRIAL_RC.
+signal_mid_trial() {
+  STUDY="$WORK/tiny.json"
+  write_training_study "$STUDY" 3 \
+    '"training": {"epochs": 5, "num_batches": 6, "batch_size": 8, "validation_sims": 8, "device": "cpu"}'
+  "$BFHPO" optimize "$STUDY" > "$WORK/first.out" 2> "$WORK/first.err" &
+  local pid=$!
+  BG_PIDS="$pid"
+  wait_for_line "$STUDY.journal" '"intermediate_value"'
+  kill "-$1" "$pid"
+  MID_TRIAL_RC=0
+  wait "$pid" || MID_TRIAL_RC=$?
+  BG_PIDS=""
+}

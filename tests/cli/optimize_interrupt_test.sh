@@ -1,17 +1,8 @@
 # SIGINT during a trial: exit 130, the trial is FAIL "interrupted..." and
 # re-queued as WAITING, the journal stays valid, and a second run finishes.
 source "$(dirname "$0")/lib.sh"
-STUDY="$WORK/tiny.json"
-write_training_study "$STUDY" 3 \
-  '"training": {"epochs": 5, "num_batches": 6, "batch_size": 8, "validation_sims": 8, "device": "cpu"}'
-
-"$BFHPO" optimize "$STUDY" > "$WORK/first.out" 2> "$WORK/first.err" &
-pid=$!; BG_PIDS="$pid"
-wait_for_line "$STUDY.journal" '"intermediate_value"'
-kill -INT "$pid"
-set +e; wait "$pid"; rc=$?; set -e
-BG_PIDS=""
-[ "$rc" -eq 130 ] || fail "expected exit 130 after SIGINT, got $rc: $(tail -5 "$WORK/first.err")"
+signal_mid_trial INT
+[ "$MID_TRIAL_RC" -eq 130 ] || fail "expected exit 130 after SIGINT, got $MID_TRIAL_RC: $(tail -5 "$WORK/first.err")"
 grep -q "interrupted" "$WORK/first.out" || fail "summary does not say interrupted: $(cat "$WORK/first.out")"
 
 journal_py "$STUDY.journal" '

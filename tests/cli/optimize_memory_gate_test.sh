@@ -33,7 +33,7 @@ print("gate: trial 0 pruned at estimate", round(big.system_attrs["bfhpo:estimate
 # (2) An OOM demo: 32 items, a wide per-cell network; without the gate every
 # trial starts unchunked, runs out of the CPU budget and backs off.
 DEMO="$WORK/demo.json"
-write_training_study "$DEMO" 2 '"memory": {"budget_mb": BUDGET},
+write_training_study "$DEMO" 2 '"memory": {"budget_mb": 12},
  "simulator": {"model": "2pl", "n_items": 32, "n_persons": 60},
  "approximator": {"summary.cell_dim": 16, "summary.cell_mlp_width": 128, "summary.cell_mlp_depth": 2,
                   "summary.embed_dim": 16, "summary.attention_heads": 2, "summary.attention_layers": 1,
@@ -42,11 +42,16 @@ write_training_study "$DEMO" 2 '"memory": {"budget_mb": BUDGET},
   fail "optimize --no-memory-gate exited $?: $(tail -5 "$WORK/demo.err")"
 grep -q "survived" "$WORK/demo.out" || fail "the summary lists no OOM ladder: $(cat "$WORK/demo.out")"
 journal_py "$DEMO.journal" '
+import os
 survivors = [t for t in trials if t.state == TS.COMPLETE and t.system_attrs["bfhpo:oom_attempts"] > 0]
 assert survivors, [(t.number, t.state, t.system_attrs.get("bfhpo:oom_attempts")) for t in trials]
 for t in survivors:
     history = t.system_attrs["bfhpo:oom_history"]
     assert len(history) == t.system_attrs["bfhpo:oom_attempts"], history
+    assert history[0]["config"] == "batch 8, chunk none", history[0]  # the start configuration
+    assert t.system_attrs["bfhpo:estimated_peak_mb"] > 12, t.system_attrs["bfhpo:estimated_peak_mb"]
+    assert 0 < t.system_attrs["bfhpo:measured_peak_mb"] <= 12, t.system_attrs["bfhpo:measured_peak_mb"]
     assert t.system_attrs["bfhpo:item_chunk_size"] is not None, t.system_attrs
+    assert os.path.isfile(t.system_attrs["bfhpo:weights"])
 print("oom demo:", len(survivors), "trials finished through the ladder")'
 echo "optimize memory gate: all checks passed"

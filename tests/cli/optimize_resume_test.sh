@@ -3,17 +3,8 @@
 # WAITING copy with its params runs, and the study ends with exactly n_trials
 # finished trials, no trial number lost or duplicated.
 source "$(dirname "$0")/lib.sh"
-STUDY="$WORK/tiny.json"
-# Longer trials than the default, so the kill lands inside one.
-write_training_study "$STUDY" 3 \
-  '"training": {"epochs": 5, "num_batches": 6, "batch_size": 8, "validation_sims": 8, "device": "cpu"}'
-
-"$BFHPO" optimize "$STUDY" > "$WORK/first.out" 2>&1 &
-pid=$!; BG_PIDS="$pid"
-wait_for_line "$STUDY.journal" '"intermediate_value"'
-kill -9 "$pid"
-wait "$pid" 2>/dev/null || true
-BG_PIDS=""
+signal_mid_trial KILL
+[ "$MID_TRIAL_RC" -eq 137 ] || fail "expected exit 137 after kill -9, got $MID_TRIAL_RC"
 
 # What the kill left: one RUNNING trial with a reported epoch.
 killed="$(journal_py "$STUDY.journal" '

@@ -20,8 +20,9 @@ numbers = [t.number for t in trials]
 assert numbers == list(range(len(numbers))), numbers
 assert status["finished"] == 6, status["counts"]
 assert len(trials) == 6, f"overshoot: {len(trials)} trials for n_trials 6: {[(t.number, t.state.name) for t in trials]}"
-ran = [int(n) for w in (1, 2) for n in re.findall(r"^trial (\d+) (?:COMPLETE|PRUNED|FAIL)", open(f"{work}/w{w}.err").read(), re.M)]
+per_worker = [[int(n) for n in re.findall(r"^trial (\d+) (?:COMPLETE|PRUNED|FAIL)", open(f"{work}/w{w}.err").read(), re.M)] for w in (1, 2)]
+ran = per_worker[0] + per_worker[1]
 assert sorted(ran) == numbers, ("each trial run by exactly one worker", sorted(ran))
-print("two workers ran", len(ran), "trials between them")
+print("two workers ran", [len(w) for w in per_worker], "trials")
 ' "$WORK"
 echo "optimize two workers: all checks passed"
