@@ -54,4 +54,16 @@ for t in survivors:
     assert t.system_attrs["bfhpo:item_chunk_size"] is not None, t.system_attrs
     assert os.path.isfile(t.system_attrs["bfhpo:weights"])
 print("oom demo:", len(survivors), "trials finished through the ladder")'
+# The exported best trial retrains with the memory configuration it survived with.
+"$BFHPO" export "$DEMO" --best > "$WORK/best.json"
+"$BFHPO" train "$DEMO" --params "$WORK/best.json" --epochs 1 --out "$WORK/retrain" --json > "$WORK/train.json" \
+  2> "$WORK/train.err" || fail "train rejected the exported config: $(tail -3 "$WORK/train.err")"
+"$OPTUNA_PYTHON" - "$WORK" <<'PY' || fail "train did not use the exported memory configuration"
+import json, sys
+best = json.load(open(f"{sys.argv[1]}/best.json"))
+trained = json.load(open(f"{sys.argv[1]}/train.json"))["config"]
+assert best["config"]["approximator"]["memory"]["item_chunk_size"] == best["system_attrs"]["bfhpo:item_chunk_size"]
+assert trained["approximator"]["memory"] == best["config"]["approximator"]["memory"], trained["approximator"]["memory"]
+assert trained["training"]["batch_size"] == best["system_attrs"]["bfhpo:batch_size"], trained["training"]
+PY
 echo "optimize memory gate: all checks passed"
