@@ -33,8 +33,8 @@ v = (math.log10(p["lr"]) + 2.5) ** 2 + (p["depth"] - 5) ** 2 / 10 + (0.5 if p["k
 print(v)' "$1"
 }
 
-# write_training_study FILE N_TRIALS [EXTRA] -> a tiny IRT training study (a
-# second or so a trial on CPU). EXTRA: more top-level members, e.g.
+# write_training_study FILE N_TRIALS [EXTRA] -> a tiny IRT training study (well under
+# a second a trial on CPU). EXTRA: more top-level members, e.g.
 # '"memory": {"budget_mb": 64}', or members that replace the defaults below
 # (a later duplicate key wins).
 write_training_study() {
@@ -86,7 +86,7 @@ wait_for_line() {
 signal_mid_trial() {
   STUDY="$WORK/tiny.json"
   write_training_study "$STUDY" 3 \
-    '"training": {"epochs": 5, "num_batches": 6, "batch_size": 8, "validation_sims": 8, "device": "cpu"}'
+    '"training": {"epochs": 60, "num_batches": 6, "batch_size": 8, "validation_sims": 8, "device": "cpu"}'
   "$BFHPO" optimize "$STUDY" > "$WORK/first.out" 2> "$WORK/first.err" &
   local pid=$!
   BG_PIDS="$pid"
