@@ -2,7 +2,7 @@
 # budget at any memory configuration before it allocates anything, and the
 # study goes on; (2) with --no-memory-gate a budget below the start
 # configuration but above its cheapest chunk makes real (CPU-metered) OOMs
-# that the backoff ladder survives.
+# that the backoff ladder survives; (3) below the cheapest rung it gives up.
 source "$(dirname "$0")/lib.sh"
 
 # (1) The gate. Wide per-cell networks and big batches are in the search space.
@@ -66,4 +66,16 @@ assert best["config"]["approximator"]["memory"]["item_chunk_size"] == best["syst
 assert trained["approximator"]["memory"] == best["config"]["approximator"]["memory"], trained["approximator"]["memory"]
 assert trained["training"]["batch_size"] == best["system_attrs"]["bfhpo:batch_size"], trained["training"]
 PY
+# (3) A budget below the cheapest rung: the ladder gives up, the trial is FAIL
+# "oom" with its history, and the summary does not call that surviving.
+EXHAUSTED="$WORK/exhausted.json"
+write_training_study "$EXHAUSTED" 1 '"memory": {"budget_mb": 0.05}'
+"$BFHPO" optimize "$EXHAUSTED" --no-memory-gate > "$WORK/exhausted.out" 2> "$WORK/exhausted.err" ||
+  fail "optimize exited $?: $(tail -5 "$WORK/exhausted.err")"
+grep -q "trial 0 gave up after 7 OOMs: .* -> FAIL" "$WORK/exhausted.out" || fail "summary: $(cat "$WORK/exhausted.out")"
+! grep -q "survived" "$WORK/exhausted.out" || fail "a FAIL trial is said to survive: $(cat "$WORK/exhausted.out")"
+journal_py "$EXHAUSTED.journal" '
+t = trials[0]
+assert t.state == TS.FAIL and t.system_attrs["bfhpo:fail_reason"].startswith("oom"), (t.state, t.system_attrs)
+assert t.system_attrs["bfhpo:oom_attempts"] == len(t.system_attrs["bfhpo:oom_history"]) == 7, t.system_attrs'
 echo "optimize memory gate: all checks passed"
