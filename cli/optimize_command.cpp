@@ -32,10 +32,15 @@ void print_summary(const trials::OptimizeSummary& summary, const hpo::StudySpec&
               summary.interrupted ? ", interrupted" : "", summary.timed_out ? ", timed out" : "");
   for (const auto& outcome : summary.outcomes) {
     if (!outcome.attributes.contains("oom_history") || outcome.attributes["oom_history"].empty()) continue;
-    std::printf("  trial %d survived %zu OOMs:", outcome.number, outcome.attributes["oom_history"].size());
+    const bool survived = outcome.state != hpo::TrialState::Fail;
+    std::printf("  trial %d %s %zu OOMs:", outcome.number, survived ? "survived" : "gave up after",
+                outcome.attributes["oom_history"].size());
     for (const auto& e : outcome.attributes["oom_history"]) std::printf(" [%s]", e["config"].get<std::string>().c_str());
-    std::printf(" -> batch %s, chunk %s\n", outcome.attributes.value("batch_size", nlohmann::json()).dump().c_str(),
-                outcome.attributes.value("item_chunk_size", nlohmann::json()).dump().c_str());
+    if (survived)
+      std::printf(" -> batch %s, chunk %s\n", outcome.attributes.value("batch_size", nlohmann::json()).dump().c_str(),
+                  outcome.attributes.value("item_chunk_size", nlohmann::json()).dump().c_str());
+    else
+      std::printf(" -> FAIL\n");
   }
   if (!summary.best) {
     std::printf("no COMPLETE trial yet\n");

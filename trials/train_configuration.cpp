@@ -47,6 +47,16 @@ TrainOutcome train_configuration(const TrainRequest& request, const EpochCallbac
     if (*request.epochs < 1) throw UserError("bfhpo train: --epochs must be >= 1. Fix: give --epochs 1 or more");
     outcome.config.training.epochs = *request.epochs;
   }
+  // An export of a trial (`export --best`): train with the memory configuration and
+  // batch size that trial settled on (gate, probe or OOM ladder), as its "config" says.
+  if (!request.params_file.empty()) {
+    const nlohmann::json document = read_json_file(request.params_file, "params file");
+    if (document.is_object() && document.contains("config")) {
+      const TrialConfig trained = parse_trial_config(document["config"], request.params_file.string());
+      outcome.config.approximator.memory = trained.approximator.memory;
+      outcome.config.training.batch_size = trained.training.batch_size;
+    }
+  }
   outcome.out_dir = request.out_dir.empty() ? std::filesystem::path(request.study_file.string() + ".train")
                                             : request.out_dir;
   std::filesystem::create_directories(outcome.out_dir);

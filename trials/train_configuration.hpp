@@ -1,6 +1,7 @@
 // `bfhpo train`: trains one configuration outside any study. The study file
 // gives the fixed sections, PARAMS.json (what `bfhpo export --best` writes,
-// or a plain {"name": value} object) the searched values. The run trains,
+// or a plain {"name": value} object) the searched values; an export also
+// gives the memory configuration and batch size its trial trained with. The run trains,
 // evaluates the posterior diagnostics, and writes into `out_dir`:
 // weights.pt, config.json (the complete configuration) and result.json.
 #pragma once

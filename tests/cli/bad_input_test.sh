@@ -29,6 +29,14 @@ expect_user_error "search_space.h.when" "$BFHPO" ask \
   "$(bad_study when "{\"name\": \"s\", \"search_space\": {\"h\": {\"type\": \"int\", \"low\": 1, \"high\": 3, \"when\": {\"ghost\": 1}}}}")"
 expect_user_error "not valid JSON" "$BFHPO" ask "$(bad_study syntax '{"name": "s", ')"
 expect_user_error "direction" "$BFHPO" ask "$(bad_study direction "{\"name\": \"s\", \"direction\": \"down\", $space}")"
+# Training studies: a search-space name that maps to no field, a bad memory section.
+write_training_study "$WORK/dept.json" 2 '"search_space": {"flow.dept": {"type": "int", "low": 1, "high": 3}}'
+expect_user_error "did you mean 'flow.depth'" "$BFHPO" optimize "$WORK/dept.json"
+grep -qF "$WORK/dept.json" "$WORK/err" || fail "message does not name the file: $(cat "$WORK/err")"
+grep -qF "search_space.flow.dept" "$WORK/err" || fail "message does not name the field: $(cat "$WORK/err")"
+write_training_study "$WORK/budget.json" 2 '"memory": {"budget_mb": -5}'
+expect_user_error "memory.budget_mb" "$BFHPO" optimize "$WORK/budget.json"
+grep -qF "$WORK/budget.json" "$WORK/err" || fail "message does not name the file: $(cat "$WORK/err")"
 for f in "$WORK"/*.json; do
   [ ! -e "$f.journal" ] || fail "a bad study wrote a journal: $f.journal"
 done

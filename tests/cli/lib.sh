@@ -2,7 +2,12 @@
 set -euo pipefail
 BFHPO="$1"
 WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
+BG_PIDS=""  # background processes a test started; killed on exit
+cleanup() {
+  for pid in $BG_PIDS; do kill -9 "$pid" 2>/dev/null || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
 OPTUNA_PYTHON=/usr/bin/python3  # Debian's python3 with python3-optuna
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -26,4 +31,68 @@ import json, math, sys
 p = json.loads(sys.argv[1])["params"]
 v = (math.log10(p["lr"]) + 2.5) ** 2 + (p["depth"] - 5) ** 2 / 10 + (0.5 if p["kind"] == "a" else 0.1 * abs(p.get("heads", 4) - 4))
 print(v)' "$1"
+}
+
+# write_training_study FILE N_TRIALS [EXTRA] -> a tiny IRT training study (well under
+# a second a trial on CPU). EXTRA: more top-level members, e.g.
+# '"memory": {"budget_mb": 64}', or members that replace the defaults below
+# (a later duplicate key wins).
+write_training_study() {
+  cat > "$1" <<JSON
+{"name": "tiny", "direction": "minimize", "n_trials": $2, "seed": 3,
+ "sampler": {"type": "tpe"},
+ "simulator": {"model": "2pl", "n_items": [6, 8], "n_persons": [40, 60]},
+ "training": {"epochs": 2, "num_batches": 3, "batch_size": 8, "validation_sims": 8, "device": "cpu"},
+ "approximator": {"summary.cell_dim": 8, "summary.cell_mlp_width": 16, "summary.cell_mlp_depth": 1,
+                  "summary.embed_dim": 16, "summary.attention_heads": 2, "summary.attention_layers": 1,
+                  "summary.summary_dim": 8, "flow.depth": 2, "flow.subnet_width": 16, "flow.subnet_depth": 1},
+ "search_space": {
+   "training.learning_rate": {"type": "float", "low": 1e-4, "high": 1e-2, "log": true},
+   "flow.depth": {"type": "int", "low": 1, "high": 3}}${3:+,
+ $3}}
+JSON
+}
+
+# journal_py JOURNAL SCRIPT [ARGS...]: runs SCRIPT with `study` = the Optuna
+# study in JOURNAL (which must load), `trials` its trials, `TS` the states.
+journal_py() {
+  local journal="$1" script="$2"; shift 2
+  "$OPTUNA_PYTHON" - "$journal" "$@" <<PY
+import json, sys, warnings, optuna
+warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+study = optuna.load_study(study_name=None, storage=optuna.storages.JournalStorage(
+    optuna.storages.JournalFileStorage(sys.argv[1])))
+trials = study.get_trials(deepcopy=False)
+TS = optuna.trial.TrialState
+args = sys.argv[2:]
+$script
+PY
+}
+
+# wait_for_line FILE PATTERN [SECONDS]: polls until FILE has a line matching PATTERN.
+wait_for_line() {
+  local deadline=$((SECONDS + ${3:-60}))
+  until grep -q -- "$2" "$1" 2>/dev/null; do
+    [ "$SECONDS" -lt "$deadline" ] || fail "no line matching '$2' in $1 after ${3:-60} s"
+    sleep 0.05
+  done
+}
+
+# signal_mid_trial SIGNAL: writes $STUDY ($WORK/tiny.json, 3 trials long
+# enough to be caught in the middle), starts `bfhpo optimize` on it (output in
+# $WORK/first.out, .err), sends SIGNAL once the first trial reported an epoch,
+# and waits for the process; its exit status is in $MID_TRIAL_RC.
+signal_mid_trial() {
+  STUDY="$WORK/tiny.json"
+  write_training_study "$STUDY" 3 \
+    '"training": {"epochs": 60, "num_batches": 6, "batch_size": 8, "validation_sims": 8, "device": "cpu"}'
+  "$BFHPO" optimize "$STUDY" > "$WORK/first.out" 2> "$WORK/first.err" &
+  local pid=$!
+  BG_PIDS="$pid"
+  wait_for_line "$STUDY.journal" '"intermediate_value"'
+  kill "-$1" "$pid"
+  MID_TRIAL_RC=0
+  wait "$pid" || MID_TRIAL_RC=$?
+  BG_PIDS=""
 }
