@@ -511,6 +511,21 @@ int Journal::create_trial(int study_id, const FrozenTrial* templ) {
   return created;
 }
 
+std::optional<int> Journal::create_trial_if(int study_id,
+                                            const std::function<bool(const std::vector<FrozenTrial>&)>& admit) {
+  json log = base_log(kCreateTrial, worker_id_);
+  log["study_id"] = study_id;
+  log["datetime_start"] = isoformat_now();
+  std::optional<int> created;
+  append_locked(*this, state_->fd, state_->offset, log, [&] {
+    if (!state_->study_exists(study_id)) throw std::out_of_range("no study " + std::to_string(study_id));
+    if (!admit(trials(study_id))) return false;
+    created = static_cast<int>(state_->trials.size());
+    return true;
+  }, path_);
+  return created;
+}
+
 void Journal::set_trial_param(int trial_id, const std::string& name, double internal, const Distribution& distribution) {
   json log = base_log(kSetTrialParam, worker_id_);
   log["trial_id"] = trial_id;

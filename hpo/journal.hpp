@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <memory>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,6 +77,11 @@ class Journal {
   // distributions, attributes and intermediate values are written in the
   // same line (as Optuna's create_new_trial(template_trial)). Returns trial_id.
   int create_trial(int study_id, const FrozenTrial* template_trial = nullptr);
+  // Appends a plain CREATE_TRIAL only if `admit` holds for the study's trials
+  // as replayed under the lock, so the check and the creation are one atomic
+  // step across processes. Returns the trial_id, or none when not admitted.
+  std::optional<int> create_trial_if(int study_id,
+                                     const std::function<bool(const std::vector<FrozenTrial>&)>& admit);
   void set_trial_param(int trial_id, const std::string& name, double internal,
                        const Distribution& distribution);
   // Returns false (and writes nothing) when the change lost a race: setting

@@ -89,12 +89,12 @@ Study::Study(StudySpec spec, std::unique_ptr<Sampler> sampler, Open open)
   study_id_ = journal_.get_or_create_study(spec_.name, spec_.direction);
 }
 
-AskedTrial Study::ask(const FeasiblePredicate& feasible) {
+std::optional<AskedTrial> Study::claim_waiting() {
   journal_.sync();
-  AskedTrial asked;
   for (const auto& waiting : journal_.trials(study_id_)) {
     if (waiting.state != TrialState::Waiting) continue;
     if (!journal_.set_trial_state_values(waiting.trial_id, TrialState::Running)) continue;  // another worker won
+    AskedTrial asked;
     asked.number = waiting.number;
     asked.trial_id = waiting.trial_id;
     asked.params = waiting.params;
@@ -102,8 +102,12 @@ AskedTrial Study::ask(const FeasiblePredicate& feasible) {
     journal_.set_trial_system_attr(asked.trial_id, kHeartbeatAttr, unix_seconds_now());
     return asked;
   }
+  return std::nullopt;
+}
 
-  asked.trial_id = journal_.create_trial(study_id_);
+AskedTrial Study::fill_new_trial(int trial_id, const FeasiblePredicate& feasible) {
+  AskedTrial asked;
+  asked.trial_id = trial_id;
   asked.number = journal_.trial(asked.trial_id).number;
   std::vector<FrozenTrial> others;
   for (auto& t : journal_.trials(study_id_))
@@ -120,6 +124,23 @@ AskedTrial Study::ask(const FeasiblePredicate& feasible) {
   }
   journal_.set_trial_system_attr(asked.trial_id, kHeartbeatAttr, unix_seconds_now());
   return asked;
+}
+
+AskedTrial Study::ask(const FeasiblePredicate& feasible) {
+  if (auto waiting = claim_waiting()) return *waiting;
+  return fill_new_trial(journal_.create_trial(study_id_), feasible);
+}
+
+std::optional<AskedTrial> Study::ask_if_room(const FeasiblePredicate& feasible) {
+  if (auto waiting = claim_waiting()) return waiting;
+  const int limit = spec_.n_trials;
+  const auto created = journal_.create_trial_if(study_id_, [limit](const std::vector<FrozenTrial>& trials) {
+    int running = 0;
+    for (const auto& t : trials) running += t.state == TrialState::Running;
+    return count_finished(trials) + running < limit;
+  });
+  if (!created) return std::nullopt;
+  return fill_new_trial(*created, feasible);
 }
 
 int Study::trial_id_of(int number) {

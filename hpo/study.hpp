@@ -50,6 +50,12 @@ class Study {
   // Claims the oldest WAITING trial if any, else creates a RUNNING trial and
   // fills it with the sampler's proposal. Records the trial RUNNING.
   AskedTrial ask(const FeasiblePredicate& feasible = {});
+  // As ask, for workers that share the study: a WAITING trial is always
+  // served, but a new trial is created only while the study's finished plus
+  // RUNNING trials are fewer than n_trials, checked and created in one step
+  // under the journal's lock, so concurrent workers never overshoot n_trials.
+  // None when the study has enough trials started.
+  std::optional<AskedTrial> ask_if_room(const FeasiblePredicate& feasible = {});
   // Finishes a RUNNING trial. Throws UserError for an unknown or finished trial.
   void tell(int number, TrialState state, std::optional<double> value = {},
             const std::string& reason = "");
@@ -82,6 +88,8 @@ class Study {
 
  private:
   int trial_id_of(int number);
+  std::optional<AskedTrial> claim_waiting();
+  AskedTrial fill_new_trial(int trial_id, const FeasiblePredicate& feasible);
   static std::filesystem::path checked_storage(const StudySpec& spec, Open open);
 
   StudySpec spec_;

@@ -5,21 +5,6 @@
 #include <chrono>
 
 namespace bfhpo::trials {
-namespace {
-
-// True when no more trials should be started: the study's finished and
-// running trials already reach n_trials and nothing waits in the queue, so
-// workers sharing the journal do not overshoot n_trials.
-bool enough_started(const std::vector<hpo::FrozenTrial>& trials, int n_trials) {
-  int running = 0;
-  for (const auto& t : trials) {
-    if (t.state == hpo::TrialState::Waiting) return false;
-    running += t.state == hpo::TrialState::Running;
-  }
-  return hpo::count_finished(trials) + running >= n_trials;
-}
-
-}  // namespace
 
 int OptimizeSummary::pruned_for_memory() const {
   int n = 0;
@@ -53,9 +38,10 @@ OptimizeSummary optimize_study(const OptimizeOptions& options, const TrialObserv
       summary.timed_out = true;
       break;
     }
-    if (enough_started(study.trials(), spec.n_trials)) break;
     const auto ask_start = std::chrono::steady_clock::now();
-    const hpo::AskedTrial asked = study.ask(feasible);
+    const std::optional<hpo::AskedTrial> next = study.ask_if_room(feasible);
+    if (!next) break;  // finished + running trials reach n_trials: other workers finish the rest
+    const hpo::AskedTrial& asked = *next;
     study.journal().set_trial_system_attr(
         asked.trial_id, "bfhpo:ask_seconds",
         std::chrono::duration<double>(std::chrono::steady_clock::now() - ask_start).count());

@@ -159,6 +159,47 @@ TEST_CASE("a RUNNING trial whose worker process on this host is gone is re-queue
   CHECK(restarted.ask().params == mine.params);
 }
 
+TEST_CASE("ask_if_room: four processes sharing a journal start exactly n_trials trials") {
+  ScratchStudy scratch("room");
+  StudySpec spec = scratch.spec(13, "random");
+  open(spec);  // creates the study before the workers race
+  std::vector<pid_t> workers;
+  for (int w = 0; w < 4; ++w) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      int status = 0;
+      try {
+        Study study = open(spec);
+        while (auto asked = study.ask_if_room()) study.tell(asked->number, TrialState::Complete, 1.0);
+      } catch (...) {
+        status = 1;
+      }
+      ::_exit(status);
+    }
+    workers.push_back(pid);
+  }
+  for (const pid_t pid : workers) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+  }
+  Study study = open(spec);
+  CHECK(study.trials().size() == 13);
+  CHECK(study.n_finished() == 13);
+  CHECK_FALSE(study.ask_if_room().has_value());
+
+  // A re-queued trial is still served when the study is full of started trials.
+  Study other = open(scratch.spec(14, "random"));
+  auto last = other.ask_if_room();
+  REQUIRE(last);
+  CHECK_FALSE(other.ask_if_room().has_value());  // 13 finished + 1 running
+  REQUIRE(other.fail_and_requeue(last->number, "interrupted"));
+  auto retry = other.ask_if_room();
+  REQUIRE(retry);
+  CHECK(retry->from_queue);
+}
+
 TEST_CASE("one seed, one worker: the same sequence, two workers on one journal: different trials") {
   ScratchStudy a("seed_a"), b("seed_b"), shared("seed_shared");
   for (const char* sampler : {"random", "tpe"}) {
