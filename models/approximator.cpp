@@ -28,7 +28,7 @@ LossTerms ContinuousApproximatorImpl::loss(const torch::Tensor& responses, const
   const auto theta = standardized_rows(item_params);
   const auto condition = condition_rows(responses);
   LossTerms terms;
-  terms.nll = -flow_->log_prob(theta, condition).mean();
+  terms.nll = original_space_nll(flow_->log_prob(theta, condition));
   terms.total = terms.nll;
   return terms;
 }
@@ -44,6 +44,10 @@ torch::Tensor ContinuousApproximatorImpl::sample(int64_t n, const torch::Tensor&
   return standardization_->inverse(z).reshape({responses.size(0), responses.size(2), n, spec_.param_dim});
 }
 
+torch::Tensor ContinuousApproximatorImpl::original_space_nll(const torch::Tensor& flow_log_prob) {
+  return -(flow_log_prob + standardization_->log_det_jacobian()).mean();
+}
+
 void ContinuousApproximatorImpl::set_memory_config(MemoryConfig memory) {
   summary_->set_memory_config(memory);
   spec_.memory = memory;
@@ -56,7 +60,7 @@ LossTerms CalibratedApproximatorImpl::loss(const torch::Tensor& responses, const
   const auto theta = standardized_rows(item_params);
   const auto condition = condition_rows(responses);
   LossTerms terms;
-  terms.nll = -flow()->log_prob(theta, condition).mean();
+  terms.nll = original_space_nll(flow()->log_prob(theta, condition));
   terms.calibration = spec().calibration.weight * calibration_penalty(flow(), theta, condition, spec().calibration);
   terms.total = terms.nll + terms.calibration;
   return terms;

@@ -28,7 +28,7 @@ namespace bfhpo::models {
 
 struct LossTerms {
   torch::Tensor total;        // what the optimizer minimises
-  torch::Tensor nll;          // mean negative log-likelihood of the true params
+  torch::Tensor nll;          // mean negative log-likelihood of the true params, original space
   torch::Tensor calibration;  // the weighted-in penalty; undefined for a ContinuousApproximator
 };
 
@@ -54,6 +54,10 @@ class ContinuousApproximatorImpl : public torch::nn::Module {
   // Flow rows: the summary's condition [B*J, C] and theta standardized [B*J, D].
   torch::Tensor condition_rows(const torch::Tensor& responses);
   torch::Tensor standardized_rows(const torch::Tensor& item_params);
+  // Mean NLL in the original parameter space from the flow's log-probs in the
+  // standardized one (the standardization's log-Jacobian is a constant of the
+  // buffers, so the gradient is the flow's).
+  torch::Tensor original_space_nll(const torch::Tensor& flow_log_prob);
   CouplingFlow& flow() { return flow_; }
 
  private:
