@@ -13,7 +13,7 @@ const std::vector<Command>& commands() {
       {"tell", "finish a trial with a value or a state", run_tell},
       {"enqueue", "add a WAITING trial with fixed params, served first by ask", run_enqueue},
       {"status", "counts by state, the best trial and a table of trials", run_status},
-      {"export", "the best params as JSON, or every trial as CSV", run_export},
+      {"export", "the best configuration (JSON, BayesFlow arguments) or every trial (JSON, CSV)", run_export},
       {"estimate", "estimated peak memory of one configuration, term by term, and the gate's decision", run_estimate},
       {"probe", "measure one real training step per memory configuration", run_probe},
       {"train", "train one configuration (the study's fixed values + PARAMS.json), print diagnostics", run_train},

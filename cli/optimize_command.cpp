@@ -86,8 +86,8 @@ int run_optimize(const std::vector<std::string>& args) {
   int started = 0;
   trials::TrialObserver observer;
   observer.on_start = [&](const hpo::AskedTrial& asked, const nlohmann::json& params) {
-    progress.set_prefix("trial " + std::to_string(asked.number) + " (" + std::to_string(++started) + " this run, " +
-                        std::to_string(n_trials) + " in the study) ");
+    progress.set_prefix("trial " + std::to_string(asked.number) + " [" + std::to_string(++started) + " of up to " +
+                        std::to_string(n_trials) + "] ");
     std::fprintf(stderr, "trial %d%s: %s\n", asked.number, asked.from_queue ? " (queued)" : "", params.dump().c_str());
   };
   observer.on_step = [&](const trials::StepReport& s) { progress.on_step(s.epoch, s.epochs, s.step, s.num_batches, s.loss); };

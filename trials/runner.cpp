@@ -175,7 +175,7 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   } catch (const Interrupted&) {
     cpu_budget.reset();
     outcome.interrupted = true;
-    return finish(hpo::TrialState::Fail, {}, "interrupted (Ctrl-C) in epoch " + std::to_string(last_epoch + 1));
+    return finish(hpo::TrialState::Fail, {}, "interrupted (Ctrl-C or SIGTERM) in epoch " + std::to_string(last_epoch + 1));
   } catch (const OomBackoffExhausted& e) {
     cpu_budget.reset();
     record.system("oom_attempts", static_cast<int>(e.history().size()));
@@ -200,7 +200,7 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
     if (pruned_by_pruner)
       return finish(hpo::TrialState::Pruned, {}, "pruner: stopped after epoch " + std::to_string(last_epoch));
     outcome.interrupted = true;
-    return finish(hpo::TrialState::Fail, {}, "interrupted (Ctrl-C) after epoch " + std::to_string(last_epoch));
+    return finish(hpo::TrialState::Fail, {}, "interrupted (Ctrl-C or SIGTERM) after epoch " + std::to_string(last_epoch));
   }
 
   EvaluationOptions evaluation;
