@@ -85,9 +85,9 @@ int run_optimize(const std::vector<std::string>& args) {
   ProgressDisplay progress("");
   int started = 0;
   trials::TrialObserver observer;
-  observer.on_start = [&](const hpo::AskedTrial& asked, const nlohmann::json& params) {
+  observer.on_start = [&](const hpo::AskedTrial& asked, const nlohmann::json& params, std::optional<double> best) {
     progress.set_prefix("trial " + std::to_string(asked.number) + " [" + std::to_string(++started) + " of up to " +
-                        std::to_string(n_trials) + "] ");
+                        std::to_string(n_trials) + "] best " + value_text(best) + " ");
     std::fprintf(stderr, "trial %d%s: %s\n", asked.number, asked.from_queue ? " (queued)" : "", params.dump().c_str());
   };
   observer.on_step = [&](const trials::StepReport& s) { progress.on_step(s.epoch, s.epochs, s.step, s.num_batches, s.loss); };

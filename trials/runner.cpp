@@ -88,7 +88,10 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   TrialRecord record(study, asked, outcome);
   study.claim_for_this_process(asked.number);
   const nlohmann::json params = context.spec.search_space.to_external(asked.params);
-  if (observer.on_start) observer.on_start(asked, params);
+  if (observer.on_start) {
+    const auto best = study.best_trial();
+    observer.on_start(asked, params, best ? best->value : std::nullopt);
+  }
   // Every path ends here: the time is recorded while the trial still takes attributes.
   const auto finish = [&](hpo::TrialState state, std::optional<double> value, const std::string& reason) {
     record.system("seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());

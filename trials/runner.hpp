@@ -54,7 +54,8 @@ struct TrialOutcome {
 };
 
 struct TrialObserver {
-  std::function<void(const hpo::AskedTrial&, const nlohmann::json& params)> on_start;
+  // The trial, its params, and the study's best value so far (none before the first COMPLETE trial).
+  std::function<void(const hpo::AskedTrial&, const nlohmann::json& params, std::optional<double> best_value)> on_start;
   StepCallback on_step;
   std::function<void(const EpochReport&)> on_epoch;
   std::function<void(const TrialOutcome&)> on_finish;
