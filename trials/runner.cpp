@@ -196,8 +196,8 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   record.system("validation_seconds", fit.summary.validation_seconds);
   if (fit.summary.epochs_completed > 0) record.user("val_nll", fit.summary.validation_loss);
 
-  if (fit.summary.reason == StopReason::non_finite_loss) {
-    return finish(hpo::TrialState::Fail, {}, "non-finite loss: " + fit.summary.detail);
+  if (fit.summary.reason == StopReason::diverged) {
+    return finish(hpo::TrialState::Fail, {}, "diverged: " + fit.summary.detail);
   }
   if (fit.summary.reason == StopReason::stopped_by_callback) {
     if (pruned_by_pruner)

@@ -9,6 +9,9 @@ namespace {
 
 constexpr uint64_t kValidationSeedOffset = 0x5EEDF00DULL;
 constexpr double kPi = 3.14159265358979323846;
+// A per-item NLL this large (either sign) means the run has diverged: a
+// posterior density over two standardized parameters never gets there.
+constexpr double kDivergedLoss = 1e4;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -20,7 +23,7 @@ std::string to_string(StopReason reason) {
   switch (reason) {
     case StopReason::completed: return "completed";
     case StopReason::stopped_by_callback: return "stopped";
-    case StopReason::non_finite_loss: return "non-finite loss";
+    case StopReason::diverged: return "diverged";
   }
   throw std::logic_error("unknown stop reason");
 }
@@ -116,7 +119,7 @@ TrainingSummary Trainer::fit(const EpochCallback& on_epoch, const StepCallback& 
       summary_.epochs_completed = epochs_done;
       summary_.validation_loss = report.validation_loss;
       if (!std::isfinite(report.validation_loss)) {
-        summary_.reason = StopReason::non_finite_loss;
+        summary_.reason = StopReason::diverged;
         summary_.detail = "validation loss " + std::to_string(report.validation_loss) + " after epoch " +
                           std::to_string(epochs_done) + "; lower training.learning_rate";
         return summary_;
@@ -141,8 +144,8 @@ TrainingSummary Trainer::fit(const EpochCallback& on_epoch, const StepCallback& 
       StepClock clock{summary_, std::chrono::steady_clock::now()};
       loss = train_step();
     }
-    if (!std::isfinite(loss)) {
-      summary_.reason = StopReason::non_finite_loss;
+    if (!std::isfinite(loss) || std::abs(loss) > kDivergedLoss) {
+      summary_.reason = StopReason::diverged;
       summary_.detail = "loss " + std::to_string(loss) + " at epoch " + std::to_string(epoch) + ", step " +
                         std::to_string(step_in_epoch) + "; lower training.learning_rate or clip harder";
       return summary_;

@@ -61,12 +61,13 @@ struct StepReport {
 // Called after every step (a progress display).
 using StepCallback = std::function<void(const StepReport&)>;
 
-enum class StopReason { completed, stopped_by_callback, non_finite_loss };
+// diverged: a non-finite training or validation loss, or |loss| > 1e4.
+enum class StopReason { completed, stopped_by_callback, diverged };
 std::string to_string(StopReason reason);
 
 struct TrainingSummary {
   StopReason reason = StopReason::completed;
-  std::string detail;              // why it stopped, for a non-finite loss: where
+  std::string detail;              // why it stopped; for a diverged run: the loss, where, and the fix
   int epochs_completed = 0;
   int steps_completed = 0;
   double last_train_loss = 0.0;

@@ -174,3 +174,15 @@ TEST_CASE("Trainer: a step that throws leaves the step counter, weights and buff
   REQUIRE(a.size() == b.size());
   for (size_t i = 0; i < a.size(); ++i) REQUIRE(torch::allclose(a[i], b[i], 1e-6, 1e-7));
 }
+
+TEST_CASE("Trainer: a diverging run stops with the reason, where it happened and the fix", "[trainer]") {
+  auto options = test::tiny_training(3, 10, 8);
+  options.learning_rate = 1e4;
+  options.warmup_fraction = 0.0;
+  options.clip_grad_norm = 0.0;
+  auto trainer = test::tiny_trainer(options);
+  const TrainingSummary summary = trainer->fit();
+  REQUIRE(summary.reason == StopReason::diverged);
+  CHECK_THAT(summary.detail, Catch::Contains("epoch") && Catch::Contains("learning_rate"));
+  CHECK(trainer->steps_completed() < trainer->total_steps());
+}
