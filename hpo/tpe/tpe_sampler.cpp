@@ -59,10 +59,10 @@ struct ObservedValues {
       const Params& params = ranked[r].trial->params;
       auto it = params.begin();
       for (std::size_t col : by_name) {
-        const std::string& name = specs[col].name;
-        while (it != params.end() && it->first < name) ++it;
+        int order = 1;  // of the trial's current name against the parameter's; one comparison per step
+        while (it != params.end() && (order = it->first.compare(specs[col].name)) < 0) ++it;
         if (it == params.end()) break;
-        if (it->first != name) continue;
+        if (order != 0) continue;
         values(r, static_cast<Eigen::Index>(col)) = it->second;
         present(r, static_cast<Eigen::Index>(col)) = true;
       }
