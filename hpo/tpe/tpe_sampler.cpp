@@ -40,6 +40,16 @@ struct Ranked {
   std::tuple<int, double, double> key;  // smaller is better
 };
 
+// std::string::compare (bytes as unsigned char, then length), inline: a
+// parameter's name is short, and a call into memcmp per name and trial costs
+// more than the comparison.
+int compare_name(const std::string& a, const std::string& b) {
+  const std::size_t common = std::min(a.size(), b.size());
+  for (std::size_t i = 0; i < common; ++i)
+    if (a[i] != b[i]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]) ? -1 : 1;
+  return a.size() < b.size() ? -1 : static_cast<int>(a.size() > b.size());
+}
+
 // The internal values of the space's parameters in each ranked trial, read in
 // one merge pass over each trial's (sorted) params instead of a map lookup per
 // parameter and group.
@@ -60,7 +70,7 @@ struct ObservedValues {
       auto it = params.begin();
       for (std::size_t col : by_name) {
         int order = 1;  // of the trial's current name against the parameter's; one comparison per step
-        while (it != params.end() && (order = it->first.compare(specs[col].name)) < 0) ++it;
+        while (it != params.end() && (order = compare_name(it->first, specs[col].name)) < 0) ++it;
         if (it == params.end()) break;
         if (order != 0) continue;
         values(r, static_cast<Eigen::Index>(col)) = it->second;
