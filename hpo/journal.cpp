@@ -90,8 +90,12 @@ struct Journal::State {
   std::uint64_t lines_read = 0;  // complete lines applied
   std::vector<StudyRecord> studies;  // index = study_id; deleted studies keep their slot
   std::vector<bool> study_deleted;
-  std::vector<FrozenTrial> trials;  // index = trial_id
-  std::vector<int> trial_study;
+  std::vector<std::vector<FrozenTrial>> study_trials;  // index = study_id; each in number order
+  struct TrialAt {
+    int study_id;
+    int number;
+  };
+  std::vector<TrialAt> trial_at;  // index = trial_id
   FlatJsonObject scanned;  // the fast path's line, reused
   std::unordered_map<std::string, Distribution> distribution_cache;
   // The same, keyed by the JSON string as written in the line (escapes not decoded).
@@ -112,26 +116,28 @@ struct Journal::State {
   bool study_exists(int id) const {
     return id >= 0 && id < static_cast<int>(studies.size()) && !study_deleted[id];
   }
-  bool trial_updatable(int id) const {
-    return id >= 0 && id < static_cast<int>(trials.size()) && !trials[id].is_finished();
-  }
+  int n_trials() const { return static_cast<int>(trial_at.size()); }
+  bool trial_exists(int id) const { return id >= 0 && id < n_trials(); }
+  FrozenTrial& trial(int id) { return study_trials[trial_at[id].study_id][trial_at[id].number]; }
+  bool trial_updatable(int id) { return trial_exists(id) && !trial(id).is_finished(); }
 
   // --- the changes of the log lines, their fields already read ---
   void add_trial(int study_id, FrozenTrial t) {
-    t.trial_id = static_cast<int>(trials.size());
+    t.trial_id = n_trials();
     t.number = static_cast<int>(studies[study_id].trial_ids.size());
     studies[study_id].trial_ids.push_back(t.trial_id);
-    trials.push_back(std::move(t));
-    trial_study.push_back(study_id);
+    trial_at.push_back({study_id, t.number});
+    study_trials[study_id].push_back(std::move(t));
   }
   void set_param(int id, const std::string& name, double internal, const Distribution& d) {
-    trials[id].params[name] = internal;
-    trials[id].distributions[name] = d;
+    FrozenTrial& t = trial(id);
+    t.params[name] = internal;
+    t.distributions[name] = d;
   }
   // Fields read only where they apply: datetime_start for RUNNING, datetime_complete for finished states.
   void set_state_values(int id, TrialState state, std::optional<std::string> datetime_start,
                         std::optional<std::string> datetime_complete, std::optional<double> value) {
-    FrozenTrial& t = trials[id];
+    FrozenTrial& t = trial(id);
     if (datetime_start) t.datetime_start = std::move(*datetime_start);
     t.state = state;
     if (datetime_complete) t.datetime_complete = std::move(*datetime_complete);
@@ -153,6 +159,7 @@ struct Journal::State {
         study.direction = static_cast<StudyDirection>(log.at("directions").at(0).get<int>());
         studies.push_back(std::move(study));
         study_deleted.push_back(false);
+        study_trials.emplace_back();
         return;
       }
       case kDeleteStudy: {
@@ -206,7 +213,7 @@ struct Journal::State {
         int id = log.at("trial_id").get<int>();
         if (!trial_updatable(id)) return;
         auto state = static_cast<TrialState>(log.at("state").get<int>());
-        if (state == TrialState::Running && trials[id].state == TrialState::Running) return;
+        if (state == TrialState::Running && trial(id).state == TrialState::Running) return;
         std::optional<std::string> start, complete;
         std::optional<double> value;
         if (state == TrialState::Running && log.contains("datetime_start"))
@@ -222,7 +229,7 @@ struct Journal::State {
         int id = log.at("trial_id").get<int>();
         if (!trial_updatable(id)) return;
         const int step = log.at("step").get<int>();
-        trials[id].intermediate_values[step] = log.at("intermediate_value").get<double>();
+        trial(id).intermediate_values[step] = log.at("intermediate_value").get<double>();
         return;
       }
       case kSetTrialUserAttr:
@@ -230,7 +237,7 @@ struct Journal::State {
         int id = log.at("trial_id").get<int>();
         if (!trial_updatable(id)) return;
         bool user = log["op_code"] == kSetTrialUserAttr;
-        (trials[id].*(user ? &FrozenTrial::user_attrs : &FrozenTrial::system_attrs))
+        (trial(id).*(user ? &FrozenTrial::user_attrs : &FrozenTrial::system_attrs))
             .update(log.at(user ? "user_attr" : "system_attr"));
         return;
       }
@@ -310,7 +317,7 @@ struct Journal::State {
         }
         if (!trial_updatable(id)) return true;
         const auto s = static_cast<TrialState>(state);
-        if (s == TrialState::Running && trials[id].state == TrialState::Running) return true;
+        if (s == TrialState::Running && trial(id).state == TrialState::Running) return true;
         if (s != TrialState::Running) start.reset();
         if (!finished(s)) complete.reset();
         set_state_values(id, s, std::move(start), std::move(complete), value);
@@ -320,7 +327,7 @@ struct Journal::State {
         int step = 0;
         double value = 0;
         if (!integer("trial_id", id) || !integer("step", step) || !number("intermediate_value", value)) return false;
-        if (trial_updatable(id)) trials[id].intermediate_values[step] = value;
+        if (trial_updatable(id)) trial(id).intermediate_values[step] = value;
         return true;
       }
       case kSetTrialUserAttr:
@@ -330,7 +337,7 @@ struct Journal::State {
         if (!integer("trial_id", id) || !attr || attr->kind != Kind::Structured || !log.structured(*attr).is_object())
           return false;
         if (trial_updatable(id))
-          (trials[id].*(user ? &FrozenTrial::user_attrs : &FrozenTrial::system_attrs)).update(log.structured(*attr));
+          (trial(id).*(user ? &FrozenTrial::user_attrs : &FrozenTrial::system_attrs)).update(log.structured(*attr));
         return true;
       }
       default:
@@ -505,7 +512,7 @@ int Journal::create_trial(int study_id, const FrozenTrial* templ) {
   int created = -1;
   append_locked(*this, state_->fd, state_->offset, log, [&] {
     if (!state_->study_exists(study_id)) throw std::out_of_range("no study " + std::to_string(study_id));
-    created = static_cast<int>(state_->trials.size());
+    created = state_->n_trials();
     return true;
   }, path_);
   return created;
@@ -519,8 +526,8 @@ std::optional<int> Journal::create_trial_if(int study_id,
   std::optional<int> created;
   append_locked(*this, state_->fd, state_->offset, log, [&] {
     if (!state_->study_exists(study_id)) throw std::out_of_range("no study " + std::to_string(study_id));
-    if (!admit(trials(study_id))) return false;
-    created = static_cast<int>(state_->trials.size());
+    if (!admit(trials_of(study_id))) return false;
+    created = state_->n_trials();
     return true;
   }, path_);
   return created;
@@ -545,7 +552,7 @@ bool Journal::set_trial_state_values(int trial_id, TrialState state, std::option
     log["datetime_complete"] = isoformat_now();
   return append_locked(*this, state_->fd, state_->offset, log, [&] {
     if (!state_->trial_updatable(trial_id)) return false;
-    return state != TrialState::Running || state_->trials[trial_id].state == TrialState::Waiting;
+    return state != TrialState::Running || state_->trial(trial_id).state == TrialState::Waiting;
   }, path_);
 }
 
@@ -572,15 +579,14 @@ void Journal::set_trial_system_attr(int trial_id, const std::string& key, const 
 }
 
 const FrozenTrial& Journal::trial(int trial_id) const {
-  if (trial_id < 0 || trial_id >= static_cast<int>(state_->trials.size()))
-    throw std::out_of_range("no trial " + std::to_string(trial_id));
-  return state_->trials[trial_id];
+  if (!state_->trial_exists(trial_id)) throw std::out_of_range("no trial " + std::to_string(trial_id));
+  return state_->trial(trial_id);
 }
 
-std::vector<FrozenTrial> Journal::trials(int study_id) const {
-  std::vector<FrozenTrial> out;
-  for (int id : study(study_id).trial_ids) out.push_back(state_->trials[id]);
-  return out;
+const std::vector<FrozenTrial>& Journal::trials_of(int study_id) const {
+  return state_->study_trials[study(study_id).study_id];  // study() throws for a missing or deleted one
 }
+
+std::vector<FrozenTrial> Journal::trials(int study_id) const { return trials_of(study_id); }
 
 }  // namespace bfhpo::hpo

@@ -92,8 +92,13 @@ class Journal {
   void set_trial_user_attr(int trial_id, const std::string& key, const nlohmann::json& value);
   void set_trial_system_attr(int trial_id, const std::string& key, const nlohmann::json& value);
 
+  // A trial as of the last replay; the reference is valid until the next
+  // sync() or write, either of which may append trials.
   const FrozenTrial& trial(int trial_id) const;
-  // Every trial of the study in number order, as of the last replay.
+  // Every trial of the study in number order, as of the last replay, without
+  // a copy; valid, like trial(), until the next sync() or write.
+  const std::vector<FrozenTrial>& trials_of(int study_id) const;
+  // A copy of trials_of(study_id), for callers that sync or write while they hold it.
   std::vector<FrozenTrial> trials(int study_id) const;
 
  private:

@@ -7,12 +7,12 @@
 
 #include "hpo/frozen_trial.hpp"
 #include "hpo/search_space.hpp"
+#include "hpo/trial_span.hpp"
 
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
-#include <vector>
 
 namespace bfhpo::hpo {
 
@@ -22,7 +22,7 @@ using FeasiblePredicate = std::function<bool(const Params&)>;
 struct SampleRequest {
   const SearchSpace& space;
   // Every trial of the study except the one being sampled, any state.
-  const std::vector<FrozenTrial>& trials;
+  TrialSpan trials;
   StudyDirection direction = StudyDirection::Minimize;
   std::uint64_t rng_seed = 0;
   FeasiblePredicate feasible;  // empty: everything is feasible

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <set>
+#include <stdexcept>
 
 namespace bfhpo::hpo {
 namespace {
@@ -91,13 +92,17 @@ Study::Study(StudySpec spec, std::unique_ptr<Sampler> sampler, Open open)
 
 std::optional<AskedTrial> Study::claim_waiting() {
   journal_.sync();
-  for (const auto& waiting : journal_.trials(study_id_)) {
+  // By index: each claim attempt writes, which may append to the trials.
+  for (std::size_t i = 0; i < journal_.trials_of(study_id_).size(); ++i) {
+    const FrozenTrial& waiting = journal_.trials_of(study_id_)[i];
     if (waiting.state != TrialState::Waiting) continue;
-    if (!journal_.set_trial_state_values(waiting.trial_id, TrialState::Running)) continue;  // another worker won
+    const int trial_id = waiting.trial_id;
+    if (!journal_.set_trial_state_values(trial_id, TrialState::Running)) continue;  // another worker won
+    const FrozenTrial& claimed = journal_.trial(trial_id);
     AskedTrial asked;
-    asked.number = waiting.number;
-    asked.trial_id = waiting.trial_id;
-    asked.params = waiting.params;
+    asked.number = claimed.number;
+    asked.trial_id = trial_id;
+    asked.params = claimed.params;
     asked.from_queue = true;
     journal_.set_trial_system_attr(asked.trial_id, kHeartbeatAttr, unix_seconds_now());
     return asked;
@@ -109,10 +114,10 @@ AskedTrial Study::fill_new_trial(int trial_id, const FeasiblePredicate& feasible
   AskedTrial asked;
   asked.trial_id = trial_id;
   asked.number = journal_.trial(asked.trial_id).number;
-  std::vector<FrozenTrial> others;
-  for (auto& t : journal_.trials(study_id_))
-    if (t.trial_id != asked.trial_id) others.push_back(std::move(t));
-  SampleRequest request{spec_.search_space, others, spec_.direction,
+  // Nothing was replayed since the trial was created, so it is the study's last.
+  const std::vector<FrozenTrial>& trials = journal_.trials_of(study_id_);
+  if (trials.back().trial_id != trial_id) throw std::logic_error("fill_new_trial: the new trial is not the last");
+  SampleRequest request{spec_.search_space, TrialSpan(trials, trials.size() - 1), spec_.direction,
                         splitmix64(spec_.seed * 0x100000001B3ULL + static_cast<std::uint64_t>(asked.number)),
                         feasible};
   asked.proposal = sampler_->sample(request);
@@ -183,7 +188,7 @@ void Study::report(int number, int step, double value) {
 bool Study::should_prune(int number) {
   if (!pruner_) return false;
   const int id = trial_id_of(number);
-  PruneDecision decision = pruner_->decide(journal_.trial(id), journal_.trials(study_id_), spec_.direction);
+  PruneDecision decision = pruner_->decide(journal_.trial(id), journal_.trials_of(study_id_), spec_.direction);
   for (const auto& [key, value] : decision.system_attrs) journal_.set_trial_system_attr(id, key, value);
   return decision.prune;
 }
@@ -250,8 +255,14 @@ std::vector<FrozenTrial> Study::trials() {
   return journal_.trials(study_id_);
 }
 
-std::optional<FrozenTrial> Study::best_trial() { return best_of(trials(), spec_.direction); }
+std::optional<FrozenTrial> Study::best_trial() {
+  journal_.sync();
+  return best_of(journal_.trials_of(study_id_), spec_.direction);
+}
 
-int Study::n_finished() { return count_finished(trials()); }
+int Study::n_finished() {
+  journal_.sync();
+  return count_finished(journal_.trials_of(study_id_));
+}
 
 }  // namespace bfhpo::hpo

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <utility>
 
 namespace bfhpo::hpo::tpe {
 namespace {
 
 constexpr double kSigma0Magnitude = 0.2;
 constexpr double kEps = 1e-12;
+constexpr double kSmallestProduct = 1e-280;  // of kernel masses, well above the subnormals
 
 // Bandwidths from neighbour gaps (univariate TPE): the larger gap to either
 // neighbour, the endpoints standing in for neighbours.
@@ -61,6 +63,7 @@ ParzenEstimator::ParzenEstimator(const std::vector<Distribution>& dims, const Ei
   log_base_ = w.log();
   cumulative_weights_.resize(kernels);
   std::partial_sum(w.begin(), w.end(), cumulative_weights_.begin());
+  Eigen::ArrayXd continuous_mass = Eigen::ArrayXd::Ones(kernels);
 
   for (std::size_t d = 0; d < dims.size(); ++d) {
     Dim dim;
@@ -102,17 +105,33 @@ ParzenEstimator::ParzenEstimator(const std::vector<Distribution>& dims, const Ei
         options.consider_magic_clip ? range / std::min(100.0, 1.0 + static_cast<double>(kernels)) : kEps;
     dim.sigmas = dim.sigmas.max(min_sigma).min(range);
     dim.sigmas[n] = range;
-    dim.log_norm.resize(kernels);
-    for (Eigen::Index k = 0; k < kernels; ++k)
-      dim.log_norm[k] = log_gauss_mass((dim.low - dim.mus[k]) / dim.sigmas[k], (dim.high - dim.mus[k]) / dim.sigmas[k]);
-    if (dim.step == 0) {
+    const auto bounds = [&](Eigen::Index k) {
+      return std::pair((dim.low - dim.mus[k]) / dim.sigmas[k], (dim.high - dim.mus[k]) / dim.sigmas[k]);
+    };
+    if (dim.step > 0) {
+      dim.log_norm.resize(kernels);
+      for (Eigen::Index k = 0; k < kernels; ++k) {
+        const auto [a, b] = bounds(k);
+        dim.log_norm[k] = log_gauss_mass(a, b);
+      }
+    } else {
       dim.scaled_inv = std::sqrt(0.5) * dim.sigmas.inverse();
       dim.scaled_mus = dim.mus * dim.scaled_inv;
-      log_base_ += -0.5 * std::log(2 * M_PI) - dim.log_norm;
+      log_base_ -= 0.5 * std::log(2 * M_PI);
       if (!options.optuna31_kernel_scale) log_base_ -= dim.sigmas.log();
+      // The kernels' masses in [low, high] divide their densities: multiplied
+      // over the continuous dimensions and logged once per kernel at the end,
+      // unless the product would leave the normal doubles.
+      for (Eigen::Index k = 0; k < kernels; ++k) {
+        const auto [a, b] = bounds(k);
+        const double product = continuous_mass[k] * gauss_mass(a, b);
+        if (product >= kSmallestProduct) continuous_mass[k] = product;
+        else log_base_[k] -= log_gauss_mass(a, b);
+      }
     }
     dims_.push_back(std::move(dim));
   }
+  log_base_ -= continuous_mass.log();
 }
 
 Eigen::ArrayXXd ParzenEstimator::sample(int n, std::mt19937_64& rng) const {

@@ -48,7 +48,8 @@ class ParzenEstimator {
     double step = 0;          // 0: continuous
     double low = 0, high = 0;  // transformed, widened by step / 2 when discrete
     double value_low = 0, value_high = 0;
-    Eigen::ArrayXd mus, sigmas, log_norm;  // per kernel
+    Eigen::ArrayXd mus, sigmas;  // per kernel
+    Eigen::ArrayXd log_norm;     // per kernel, discretised dimensions: log of its mass in [low, high]
     // Continuous kernels: -0.5 z^2 = -(x * scaled_inv - scaled_mus)^2, per kernel.
     Eigen::ArrayXd scaled_inv, scaled_mus;
     Eigen::ArrayXXd choice_log_probs;      // kernels x choices

@@ -40,6 +40,16 @@ struct Ranked {
   std::tuple<int, double, double> key;  // smaller is better
 };
 
+// std::string::compare (bytes as unsigned char, then length), inline: a
+// parameter's name is short, and a call into memcmp per name and trial costs
+// more than the comparison.
+int compare_name(const std::string& a, const std::string& b) {
+  const std::size_t common = std::min(a.size(), b.size());
+  for (std::size_t i = 0; i < common; ++i)
+    if (a[i] != b[i]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]) ? -1 : 1;
+  return a.size() < b.size() ? -1 : static_cast<int>(a.size() > b.size());
+}
+
 // The internal values of the space's parameters in each ranked trial, read in
 // one merge pass over each trial's (sorted) params instead of a map lookup per
 // parameter and group.
@@ -59,10 +69,10 @@ struct ObservedValues {
       const Params& params = ranked[r].trial->params;
       auto it = params.begin();
       for (std::size_t col : by_name) {
-        const std::string& name = specs[col].name;
-        while (it != params.end() && it->first < name) ++it;
+        int order = 1;  // of the trial's current name against the parameter's; one comparison per step
+        while (it != params.end() && (order = compare_name(it->first, specs[col].name)) < 0) ++it;
         if (it == params.end()) break;
-        if (it->first != name) continue;
+        if (order != 0) continue;
         values(r, static_cast<Eigen::Index>(col)) = it->second;
         present(r, static_cast<Eigen::Index>(col)) = true;
       }

@@ -9,16 +9,19 @@ constexpr double kLogTiny = -745.0;  // log of the smallest positive double
 constexpr double kFar = 8.5;         // Phi(-8.5) = 9.5e-18 < 2^-54
 }
 
-double log_gauss_mass(double a, double b) {
+double gauss_mass(double a, double b) {
   // Beyond kFar on both sides each tail is below half an ulp of 1, so the
-  // formula below gives exactly 1 and log 0: skip the two erfc calls.
-  if (a < -kFar && b > kFar) return 0.0;
+  // formula below gives exactly 1: skip the two erfc calls.
+  if (a < -kFar && b > kFar) return 1.0;
   // Work in the tail where erfc keeps its precision.
-  if (a > 0) return log_gauss_mass(-b, -a);
+  if (a > 0) return gauss_mass(-b, -a);
   const double sqrt_half = std::sqrt(0.5);
-  double mass;
-  if (b <= 0) mass = 0.5 * (std::erfc(-b * sqrt_half) - std::erfc(-a * sqrt_half));  // both left of 0
-  else mass = 1.0 - 0.5 * std::erfc(-a * sqrt_half) - 0.5 * std::erfc(b * sqrt_half);  // straddles 0
+  if (b <= 0) return 0.5 * (std::erfc(-b * sqrt_half) - std::erfc(-a * sqrt_half));  // both left of 0
+  return 1.0 - 0.5 * std::erfc(-a * sqrt_half) - 0.5 * std::erfc(b * sqrt_half);     // straddles 0
+}
+
+double log_gauss_mass(double a, double b) {
+  const double mass = gauss_mass(a, b);
   return mass > 0 ? std::log(mass) : kLogTiny;
 }
 

@@ -7,7 +7,10 @@
 
 namespace bfhpo::hpo::tpe {
 
-// log(Phi(b) - Phi(a)) for a <= b, accurate in both tails.
+// Phi(b) - Phi(a) for a <= b, accurate in both tails (computed there, where
+// erfc keeps its precision); exactly 1 beyond 8.5 on both sides.
+double gauss_mass(double a, double b);
+// log(gauss_mass(a, b)), and the log of the smallest positive double where the mass rounds to 0.
 double log_gauss_mass(double a, double b);
 // A draw from N(mu, sigma) truncated to [low, high].
 double truncnorm_sample(double mu, double sigma, double low, double high, std::mt19937_64& rng);

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <stdexcept>
+#include <vector>
 
 #include <unistd.h>
 
@@ -93,6 +95,30 @@ TEST_CASE("two journals on one file see each other's trials, ids follow log orde
   CHECK(a.trial(t0).value == 3.0);
   CHECK(a.trials(study).size() == 3);
   CHECK_THROWS_AS(b.get_or_create_study("s", StudyDirection::Minimize), bfhpo::UserError);
+}
+
+TEST_CASE("trials_of gives each study's trials in number order when their lines interleave") {
+  ScratchJournal scratch("two_studies");
+  Journal j(scratch.path);
+  const int a = j.get_or_create_study("a", StudyDirection::Minimize);
+  const int b = j.get_or_create_study("b", StudyDirection::Maximize);
+  const int a0 = j.create_trial(a), b0 = j.create_trial(b), a1 = j.create_trial(a);
+  j.set_trial_param(a1, "x", 0.25, kX);
+  j.set_trial_state_values(b0, TrialState::Complete, 2.0);
+  Journal reader(scratch.path);
+  for (const Journal* view : {&j, &reader}) {
+    const std::vector<FrozenTrial>& in_a = view->trials_of(a);
+    REQUIRE(in_a.size() == 2);
+    CHECK(in_a[0].trial_id == a0);
+    CHECK(in_a[1].trial_id == a1);
+    CHECK(in_a[1].number == 1);
+    CHECK(in_a[1].params.at("x") == 0.25);
+    REQUIRE(view->trials_of(b).size() == 1);
+    CHECK(view->trials_of(b)[0].trial_id == b0);
+    CHECK(view->trials_of(b)[0].value == 2.0);
+    CHECK(&view->trial(a1) == &in_a[1]);
+  }
+  CHECK_THROWS_AS(j.trials_of(2), std::out_of_range);
 }
 
 TEST_CASE("a WAITING trial is claimed once and a finished trial never changes") {

@@ -81,6 +81,30 @@ TEST_CASE("the true mixture density integrates to one, the normal mass is accura
   CHECK(tpe::log_gauss_mass(10, INFINITY) == Approx(std::log(7.61985302416e-24)).epsilon(1e-6));
 }
 
+TEST_CASE("kernel masses too small to multiply over many dimensions still give the exact mixture density") {
+  // One observation far right of [-1, 1] in 40 dimensions: its kernel keeps
+  // about 1e-9 of its mass in each, 1e-360 over all, below the doubles.
+  const int dims = 40;
+  std::vector<Distribution> space(dims, FloatDistribution{-1.0, 1.0, false, std::nullopt});
+  tpe::ParzenOptions options;
+  options.optuna31_kernel_scale = false;
+  const tpe::ParzenEstimator estimator(space, Eigen::ArrayXXd::Constant(1, dims, 5.0), Eigen::ArrayXd::Ones(1), options);
+  const double x = 1.0;
+  // Reference, one term at a time: two kernels of weight 1/2, the observation's
+  // (sigma clipped to range / 3) and the prior (mean 0, sigma the range).
+  const auto kernel = [&](double mu, double sigma) {
+    const double h = std::sqrt(0.5);
+    const double mass = mu > 1.0 ? 0.5 * (std::erfc((mu - 1.0) / sigma * h) - std::erfc((mu + 1.0) / sigma * h))
+                                 : 1.0 - std::erfc(1.0 / sigma * h);
+    const double z = (x - mu) / sigma;
+    return dims * (-0.5 * std::log(2 * M_PI) - std::log(sigma) - 0.5 * z * z - std::log(mass));
+  };
+  const double observed = kernel(5.0, 2.0 / 3.0), prior = kernel(0.0, 2.0);
+  const double expected = std::log(0.5) + observed + std::log1p(std::exp(prior - observed));
+  const double got = estimator.log_pdf(Eigen::ArrayXXd::Constant(1, dims, x))[0];
+  CHECK(got == Approx(expected).epsilon(1e-12));
+}
+
 TEST_CASE("weights ramp and gamma follow Optuna") {
   CHECK(tpe_gamma(1) == 1);
   CHECK(tpe_gamma(100) == 10);
