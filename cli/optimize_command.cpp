@@ -1,5 +1,6 @@
 #include "cli/command.hpp"
 #include "cli/progress_display.hpp"
+#include "hpo/study_report.hpp"
 #include "trials/optimize.hpp"
 
 #include <csignal>
@@ -21,15 +22,21 @@ std::string value_text(const std::optional<double>& value) {
 }
 
 void print_summary(const trials::OptimizeSummary& summary, const hpo::StudySpec& spec) {
-  int counts[5] = {0, 0, 0, 0, 0};
-  for (const auto& t : summary.trials) ++counts[static_cast<int>(t.state)];
+  const nlohmann::json status = hpo::study_status_json(spec, summary.trials);
+  const nlohmann::json& counts = status["counts"];
   std::printf("\nstudy '%s': %d/%d finished (complete %d, pruned %d, fail %d, running %d, waiting %d)\n",
-              spec.name.c_str(), hpo::count_finished(summary.trials), summary.n_trials, counts[1], counts[2],
-              counts[3], counts[0], counts[4]);
+              spec.name.c_str(), status["finished"].get<int>(), summary.n_trials, counts["COMPLETE"].get<int>(),
+              counts["PRUNED"].get<int>(), counts["FAIL"].get<int>(), counts["RUNNING"].get<int>(),
+              counts["WAITING"].get<int>());
   std::printf("this run: %zu trials in %.1f s on %s, %d pruned for memory (budget %s MB)%s%s\n",
               summary.outcomes.size(), summary.seconds, summary.device.c_str(), summary.pruned_for_memory(),
               summary.budget_mb ? value_text(summary.budget_mb).c_str() : "none",
               summary.interrupted ? ", interrupted" : "", summary.timed_out ? ", timed out" : "");
+  if (!summary.recovered.empty()) {
+    std::printf("re-queued on start (their worker was gone):");
+    for (const int number : summary.recovered) std::printf(" %d", number);
+    std::printf("\n");
+  }
   for (const auto& outcome : summary.outcomes) {
     if (!outcome.attributes.contains("oom_history") || outcome.attributes["oom_history"].empty()) continue;
     const bool survived = outcome.state != hpo::TrialState::Fail;

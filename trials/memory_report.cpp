@@ -3,30 +3,25 @@
 #include "common/json_file.hpp"
 #include "hpo/study_spec.hpp"
 #include "memory/meter.hpp"
-#include "trials/study_settings.hpp"
+#include "trials/runner.hpp"
 
 #include <cstdio>
 
 namespace bfhpo::trials {
 namespace {
 
+// The study's context (settings, device, profile, budget) and the configuration with the params applied.
 struct Loaded {
+  StudyContext context;
   TrialConfig config;
-  StudySettings settings;
-  torch::Device device = torch::kCPU;
-  std::optional<double> budget_mb;
 };
 
 Loaded load(const MemoryRequest& request) {
-  const hpo::StudySpec spec = hpo::load_study_spec(request.study_file);
-  Loaded loaded;
+  Loaded loaded{StudyContext::load(hpo::load_study_spec(request.study_file), nullptr), {}};
   const nlohmann::json params =
       request.params_file.empty() ? nlohmann::json::object() : read_params_file(request.params_file);
-  loaded.config = make_trial_config(spec, params, request.params_file.string());
-  loaded.settings = parse_study_settings(spec);
-  loaded.device = resolve_device(loaded.config.device, spec.source.string());
-  loaded.budget_mb = request.budget_mb ? request.budget_mb
-                                       : loaded.settings.memory.budget_for(memory::device_total_bytes(loaded.device));
+  loaded.config = with_params(loaded.context.fixed, params, request.params_file.string());
+  if (request.budget_mb) loaded.context.budget_mb = request.budget_mb;
   return loaded;
 }
 
@@ -34,30 +29,32 @@ Loaded load(const MemoryRequest& request) {
 
 EstimateReport estimate_configuration(const MemoryRequest& request) {
   const Loaded loaded = load(request);
+  const StudyContext& context = loaded.context;
   EstimateReport report;
   report.config = loaded.config;
   report.shape = worst_case_shape(loaded.config);
-  report.budget_mb = loaded.budget_mb;
-  const memory::DeviceProfile profile = memory::device_profile(loaded.device);
-  report.as_given = memory::estimate_peak_memory(loaded.config.approximator, report.shape, profile);
-  report.gate = memory_gate(loaded.config, loaded.budget_mb, profile, loaded.settings.memory.oom_retry.item_chunk_ladder);
+  report.budget_mb = context.budget_mb;
+  report.as_given = memory::estimate_peak_memory(loaded.config.approximator, report.shape, context.profile);
+  report.gate = memory_gate(loaded.config, context.budget_mb, context.profile,
+                            context.settings.memory.oom_retry.item_chunk_ladder);
   return report;
 }
 
 MemoryProbeReport probe_configuration(const MemoryRequest& request) {
   const Loaded loaded = load(request);
+  const StudyContext& context = loaded.context;
   ProbeOptions options;
   options.batch_size = loaded.config.training.batch_size;
-  options.item_chunk_ladder = loaded.settings.memory.oom_retry.item_chunk_ladder;
+  options.item_chunk_ladder = context.settings.memory.oom_retry.item_chunk_ladder;
   options.seed = loaded.config.training.seed;
   options.early_stop = false;
-  if (loaded.device.is_cpu() && loaded.budget_mb)
-    options.cpu_budget_bytes = static_cast<int64_t>(*loaded.budget_mb * 1024 * 1024) +
-                               memory::MemoryMeter(loaded.device).snapshot().current_bytes;
+  if (context.device.is_cpu() && context.budget_mb)
+    options.cpu_budget_bytes = static_cast<int64_t>(*context.budget_mb * 1024 * 1024) +
+                               memory::MemoryMeter(context.device).snapshot().current_bytes;
   torch::manual_seed(loaded.config.training.seed);
   auto approximator = models::make_approximator(loaded.config.approximator, loaded.config.training.seed);
-  approximator->to(loaded.device);
-  return probe_memory_config(*approximator, loaded.config.ranges, options, loaded.device);
+  approximator->to(context.device);
+  return probe_memory_config(*approximator, loaded.config.ranges, options, context.device);
 }
 
 nlohmann::json EstimateReport::to_json() const {

@@ -57,8 +57,8 @@ StudyContext StudyContext::load(const hpo::StudySpec& spec, const std::atomic<bo
   StudyContext context;
   context.spec = spec;
   context.settings = parse_study_settings(spec);
-  const TrialConfig fixed = study_trial_config(spec);
-  context.device = resolve_device(fixed.device, spec.source.string());
+  context.fixed = study_trial_config(spec);
+  context.device = resolve_device(context.fixed.device, spec.source.string());
   context.profile = memory::device_profile(context.device);
   context.budget_mb = context.settings.memory.budget_for(context.profile.usable_bytes());
   context.weights_dir = std::filesystem::absolute(spec.storage.string() + ".weights");
@@ -70,7 +70,7 @@ hpo::FeasiblePredicate StudyContext::memory_feasibility() const {
   if (!settings.memory.gate || !budget_mb) return {};
   return [this](const hpo::Params& params) {
     try {
-      const TrialConfig config = make_trial_config(spec, spec.search_space.to_external(params), "proposal");
+      const TrialConfig config = with_params(fixed, spec.search_space.to_external(params), "proposal");
       return memory_gate(config, budget_mb, profile, settings.memory.oom_retry.item_chunk_ladder).fits;
     } catch (const UserError&) {
       return false;  // an invalid combination (heads not dividing embed_dim): never propose it
@@ -109,8 +109,8 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
 
   TrialConfig config;
   try {
-    config = make_trial_config(context.spec, params, context.spec.source.string() + " (trial " +
-                                                         std::to_string(asked.number) + " params)");
+    config = with_params(context.fixed, params,
+                         context.spec.source.string() + " (trial " + std::to_string(asked.number) + " params)");
   } catch (const UserError& e) {
     return finish(hpo::TrialState::Fail, {}, std::string("invalid params: ") + e.what());
   }

@@ -33,6 +33,7 @@ namespace bfhpo::trials {
 struct StudyContext {
   hpo::StudySpec spec;
   StudySettings settings;
+  TrialConfig fixed;                  // the study's fixed configuration, checked once
   torch::Device device = torch::kCPU;
   std::optional<double> budget_mb;   // resolved ("auto" -> a fraction of the device)
   memory::DeviceProfile profile;
@@ -64,9 +65,7 @@ struct TrialObserver {
 TrialOutcome run_trial(hpo::Study& study, const hpo::AskedTrial& asked, const StudyContext& context,
                        const TrialObserver& observer = {});
 
-// Attribute names bfhpo records (system attributes).
-inline constexpr const char* kEstimatedPeakAttr = "bfhpo:estimated_peak_mb";
-inline constexpr const char* kMeasuredPeakAttr = "bfhpo:measured_peak_mb";
+// The prefix of the reason of a trial pruned by the memory gate.
 inline constexpr const char* kPruneReasonMemory = "memory";
 
 }  // namespace bfhpo::trials

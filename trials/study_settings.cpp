@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 namespace bfhpo::trials {
 namespace {
@@ -117,14 +116,6 @@ double Objective::value(double val_nll, double calibration_error) const {
   if (val_nll_weight != 0) total += val_nll_weight * val_nll;
   if (calibration_error_weight != 0) total += calibration_error_weight * calibration_error;
   return total;
-}
-
-std::string Objective::describe() const {
-  if (calibration_error_weight == 0 && val_nll_weight == 1) return "val_nll";
-  if (val_nll_weight == 0 && calibration_error_weight == 1) return "calibration_error";
-  std::ostringstream text;
-  text << val_nll_weight << "*val_nll + " << calibration_error_weight << "*calibration_error";
-  return text.str();
 }
 
 StudySettings parse_study_settings(const hpo::StudySpec& study) {

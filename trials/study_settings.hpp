@@ -39,7 +39,6 @@ struct Objective {
   double calibration_error_weight = 0.0;
 
   double value(double val_nll, double calibration_error) const;
-  std::string describe() const;  // "val_nll", "calibration_error" or "1*val_nll + 10*calibration_error"
 };
 
 struct StudySettings {

@@ -150,7 +150,6 @@ TrainingSummary Trainer::fit(const EpochCallback& on_epoch, const StepCallback& 
                         std::to_string(step_in_epoch) + "; lower training.learning_rate or clip harder";
       return summary_;
     }
-    summary_.last_train_loss = loss;
     summary_.steps_completed = steps_completed_;
     epoch_loss_sum_ += loss;
     if (on_step) on_step({epoch, options_.epochs, step_in_epoch, options_.num_batches, loss});

@@ -70,7 +70,6 @@ struct TrainingSummary {
   std::string detail;              // why it stopped; for a diverged run: the loss, where, and the fix
   int epochs_completed = 0;
   int steps_completed = 0;
-  double last_train_loss = 0.0;
   double validation_loss = 0.0;    // of the last completed epoch
   std::vector<EpochReport> history;
   double step_seconds = 0.0;       // wall time inside training steps, failed ones included

@@ -157,28 +157,27 @@ TrialConfig study_trial_config(const hpo::StudySpec& study) {
   const std::string source = study.source.string();
   TrialConfig config = parse_trial_config(study.document, source);
   config.training.seed = study.seed;
-  std::vector<std::string> valid = models::approximator_field_names();
+  std::vector<std::string> searchable = models::approximator_field_names();
   for (const auto& name : training_fields())
-    if (name != "device") valid.push_back("training." + name);
+    if (name != "device") searchable.push_back("training." + name);
   for (const auto& param : study.search_space.params()) {
-    const bool known = models::is_spec_field(param.name) ||
-                       (param.name.rfind("training.", 0) == 0 && param.name != "training.device" &&
-                        std::find(training_fields().begin(), training_fields().end(), param.name.substr(9)) !=
-                            training_fields().end());
-    if (!known)
+    if (std::find(searchable.begin(), searchable.end(), param.name) == searchable.end())
       throw UserError::at(source, "search_space." + param.name, "does not name a training or approximator field",
-                          "did you mean '" + closest_name(param.name, valid) + "'?");
+                          "did you mean '" + closest_name(param.name, searchable) + "'?");
   }
   return config;
 }
 
-TrialConfig make_trial_config(const hpo::StudySpec& study, const json& params, const std::string& params_source) {
-  TrialConfig config = study_trial_config(study);
+TrialConfig with_params(TrialConfig fixed, const json& params, const std::string& params_source) {
   if (!params.is_object())
     throw UserError::at(params_source, "params", "expected an object {\"name\": value}", "give {\"flow.depth\": 4, ...}");
-  for (const auto& [name, value] : params.items()) apply_param(config, name, value, params_source);
-  models::validate(config.approximator, params_source);
-  return config;
+  for (const auto& [name, value] : params.items()) apply_param(fixed, name, value, params_source);
+  models::validate(fixed.approximator, params_source);
+  return fixed;
+}
+
+TrialConfig make_trial_config(const hpo::StudySpec& study, const json& params, const std::string& params_source) {
+  return with_params(study_trial_config(study), params, params_source);
 }
 
 }  // namespace bfhpo::trials

@@ -39,7 +39,9 @@ struct TrialConfig {
 // The study's fixed configuration (no params). Checks every section and that
 // every search-space name maps to a field.
 TrialConfig study_trial_config(const hpo::StudySpec& study);
-// The study's fixed configuration with `params` ({"name": external value}) applied.
+// `fixed` with `params` ({"name": external value}) applied and validated.
+TrialConfig with_params(TrialConfig fixed, const nlohmann::json& params, const std::string& params_source);
+// The study's fixed configuration with `params` applied.
 TrialConfig make_trial_config(const hpo::StudySpec& study, const nlohmann::json& params,
                               const std::string& params_source);
 // Reads {"simulator", "training", "approximator"} sections of `document`.

@@ -2,29 +2,15 @@
 
 #include "models/approximator.hpp"
 #include "models/simulators/irt_simulator.hpp"
+#include "tests/models/tiny_spec.hpp"
 
 using namespace bfhpo::models;
 
-namespace {
-
-ApproximatorSpec small_spec() {
-  ApproximatorSpec spec;
-  spec.summary.cell_dim = 8;
-  spec.summary.cell_mlp_width = 16;
-  spec.summary.embed_dim = 16;
-  spec.summary.attention_heads = 2;
-  spec.summary.attention_layers = 1;
-  spec.summary.summary_dim = 8;
-  spec.flow.depth = 2;
-  spec.flow.subnet_width = 16;
-  return spec;
-}
-
-}  // namespace
+using bfhpo::test::tiny_spec;
 
 TEST_CASE("approximator: shapes of loss, log_prob and sample, the NLL is the mean -log_prob of the original space", "[approximator]") {
   torch::manual_seed(1);
-  auto approximator = make_approximator(small_spec());
+  auto approximator = make_approximator(tiny_spec());
   const IrtSimulator simulator({6, 6, 40, 40}, 3, torch::kCPU);
   const auto batch = simulator.sample(4, 0);
   const auto terms = approximator->loss(batch.responses, batch.item_params);  // training: inits actnorm, stats
@@ -41,7 +27,7 @@ TEST_CASE("approximator: shapes of loss, log_prob and sample, the NLL is the mea
 
 TEST_CASE("approximator: log_prob in the original space integrates to one", "[approximator]") {
   torch::manual_seed(2);
-  auto approximator = make_approximator(small_spec());
+  auto approximator = make_approximator(tiny_spec());
   const IrtSimulator simulator({1, 1, 30, 30}, 4, torch::kCPU);
   const auto batch = simulator.sample(64, 0);
   approximator->loss(batch.responses, batch.item_params);  // fits the standardization to the prior's scale
@@ -61,7 +47,7 @@ TEST_CASE("approximator: log_prob in the original space integrates to one", "[ap
 }
 
 TEST_CASE("calibrated approximator: weight 0 gives the continuous loss, the penalty is positive", "[approximator]") {
-  auto spec = small_spec();
+  auto spec = tiny_spec();
   const IrtSimulator simulator({5, 5, 30, 30}, 7, torch::kCPU);
   const auto batch = simulator.sample(6, 0);
   torch::manual_seed(3);

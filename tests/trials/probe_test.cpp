@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "memory/cpu_memory_tracking.hpp"
-#include "tiny_setup.hpp"
+#include "tests/trials/tiny_setup.hpp"
 #include "trials/probe.hpp"
 
 using namespace bfhpo;

@@ -1,29 +1,13 @@
-// A tiny IRT approximator and trainer shared by the trials tests: small
-// enough that a training step takes milliseconds, large enough that the
-// per-item stage dominates memory so chunking and batch size matter.
+// A tiny IRT trainer shared by the trials tests, around tests/models/tiny_spec.hpp.
 #pragma once
 
 #include "models/approximator.hpp"
+#include "tests/models/tiny_spec.hpp"
 #include "trials/trainer.hpp"
 
 #include <memory>
 
 namespace bfhpo::test {
-
-inline models::ApproximatorSpec tiny_spec() {
-  models::ApproximatorSpec spec;
-  spec.summary.cell_dim = 8;
-  spec.summary.cell_mlp_width = 32;
-  spec.summary.cell_mlp_depth = 2;
-  spec.summary.embed_dim = 16;
-  spec.summary.attention_heads = 2;
-  spec.summary.attention_layers = 1;
-  spec.summary.summary_dim = 8;
-  spec.flow.depth = 2;
-  spec.flow.subnet_width = 16;
-  spec.flow.subnet_depth = 1;
-  return spec;
-}
 
 inline models::IrtRanges tiny_ranges() { return {12, 12, 60, 60}; }
 
