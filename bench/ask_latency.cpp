@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
     std::vector<double> ms;
     for (int r = 0; r < repeats; ++r) {
       auto start = std::chrono::steady_clock::now();
-      hpo::SampleRequest request{spec.search_space, trials, spec.direction, static_cast<std::uint64_t>(r), {}};
+      hpo::SampleRequest request{spec.search_space, trials, spec.direction, spec.seed, n + r, {}};
       volatile double sink = sampler->sample(request).params.begin()->second;
       (void)sink;
       ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());

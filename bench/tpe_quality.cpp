@@ -27,8 +27,8 @@ int main(int argc, char** argv) {
       double best = std::numeric_limits<double>::infinity();
       nlohmann::json checkpoints = nlohmann::json::object();
       for (int n = 0; n < n_trials; ++n) {
-        hpo::SampleRequest request{spec.search_space, trials, spec.direction,
-                                   static_cast<std::uint64_t>(seed) * 1000003ULL + n, {}};
+        // What a study with this seed asks: the study seed and the trial's number.
+        hpo::SampleRequest request{spec.search_space, trials, spec.direction, spec.seed, n, {}};
         hpo::FrozenTrial t;
         t.number = t.trial_id = n;
         t.params = sampler->sample(request).params;

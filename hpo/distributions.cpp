@@ -1,5 +1,6 @@
 #include "hpo/distributions.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -122,6 +123,33 @@ double to_internal(const Distribution& distribution, const json& external) {
                    throw std::invalid_argument(external.dump() + " is not one of the choices " +
                                                json(d.choices).dump());
                  }},
+      distribution);
+}
+
+double value_at_quantile(const Distribution& distribution, double u) {
+  u = std::clamp(u, 0.0, 1.0);
+  // The k-th of n equal shares of [0, 1) holds u.
+  const auto share = [u](long long n) { return std::min(n - 1, static_cast<long long>(u * static_cast<double>(n))); };
+  return std::visit(
+      Overloaded{
+          [&](const FloatDistribution& d) {
+            if (d.step) {
+              const auto cells = static_cast<long long>(std::floor((d.high - d.low) / *d.step + 1e-9)) + 1;
+              return std::min(d.high, d.low + *d.step * static_cast<double>(share(cells)));
+            }
+            if (d.log) return std::exp(std::log(d.low) + u * (std::log(d.high) - std::log(d.low)));
+            return std::min(d.high, d.low + u * (d.high - d.low));
+          },
+          [&](const IntDistribution& d) {
+            if (d.log) {
+              const double low = std::log(d.low - 0.5), high = std::log(d.high + 0.5);
+              return static_cast<double>(std::clamp(std::llround(std::exp(low + u * (high - low))), d.low, d.high));
+            }
+            return static_cast<double>(d.low + d.step * share((d.high - d.low) / d.step + 1));
+          },
+          [&](const CategoricalDistribution& d) {
+            return static_cast<double>(share(static_cast<long long>(d.choices.size())));
+          }},
       distribution);
 }
 

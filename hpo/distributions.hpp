@@ -48,6 +48,11 @@ double to_internal(const Distribution& distribution, const nlohmann::json& exter
 
 // True when the internal value lies in the distribution (on its step grid).
 bool contains(const Distribution& distribution, double internal);
+// The inverse CDF of the distribution's uniform prior at u in [0, 1): uniform
+// (log-uniform for log) for float, each grid point or integer an equal share
+// (log int: the cell [k - 0.5, k + 0.5] in log space, as Optuna), each choice
+// an equal share. Internal repr. Random draws and Latin hypercube strata use it.
+double value_at_quantile(const Distribution& distribution, double u);
 // True when the distribution has exactly one value.
 bool is_single(const Distribution& distribution);
 bool operator==(const Distribution& a, const Distribution& b);

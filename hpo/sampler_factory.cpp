@@ -1,9 +1,12 @@
 #include "hpo/sampler_factory.hpp"
 
+#include "common/closest_name.hpp"
 #include "common/user_error.hpp"
 #include "hpo/random_sampler.hpp"
 #include "hpo/section_options.hpp"
 #include "hpo/tpe/tpe_sampler.hpp"
+
+#include <algorithm>
 
 namespace bfhpo::hpo {
 std::unique_ptr<Sampler> make_sampler(const StudySpec& spec) {
@@ -13,9 +16,20 @@ std::unique_ptr<Sampler> make_sampler(const StudySpec& spec) {
   if (type == "random") return std::make_unique<RandomSampler>();
   if (type != "tpe")
     throw UserError::at(source, "sampler.type", "unknown sampler '" + type + "'", "use \"tpe\" or \"random\"");
+  const std::vector<std::string> known{"type", "n_startup_trials", "n_ei_candidates", "startup", "bandwidth",
+                                      "multivariate", "group", "constant_liar", "consider_magic_clip",
+                                      "consider_endpoints", "optuna31_kernel_scale"};
+  for (const auto& item : section.items())
+    if (std::find(known.begin(), known.end(), item.key()) == known.end())
+      throw UserError::at(source, "sampler." + item.key(), "unknown field",
+                          "did you mean 'sampler." + closest_name(item.key(), known) + "'?");
   TpeOptions o;
   o.n_startup_trials = int_option(section, "sampler", "n_startup_trials", o.n_startup_trials, 0, source);
   o.n_ei_candidates = int_option(section, "sampler", "n_ei_candidates", o.n_ei_candidates, 1, source);
+  o.startup = choice_option(section, "sampler", "startup", {"latin_hypercube", "random"}, source) == "random"
+                  ? StartupDesign::Random
+                  : StartupDesign::LatinHypercube;
+  o.bandwidth_from_spread = choice_option(section, "sampler", "bandwidth", {"spread", "optuna"}, source) == "spread";
   o.multivariate = bool_option(section, "sampler", "multivariate", o.multivariate, source);
   o.group = bool_option(section, "sampler", "group", o.group, source);
   o.constant_liar = bool_option(section, "sampler", "constant_liar", o.constant_liar, source);

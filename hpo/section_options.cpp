@@ -17,6 +17,17 @@ int int_option(const nlohmann::json& section, const std::string& section_name, c
   return v.get<int>();
 }
 
+std::string choice_option(const nlohmann::json& section, const std::string& section_name, const char* key,
+                          const std::vector<std::string>& choices, const std::string& source) {
+  if (!section.contains(key)) return choices.front();
+  const nlohmann::json& v = section[key];
+  if (v.is_string() && std::find(choices.begin(), choices.end(), v.get<std::string>()) != choices.end())
+    return v.get<std::string>();
+  std::string quoted;
+  for (const auto& c : choices) quoted += (quoted.empty() ? "\"" : " or \"") + c + "\"";
+  throw UserError::at(source, section_name + "." + key, "unknown value " + v.dump(), "use " + quoted);
+}
+
 bool bool_option(const nlohmann::json& section, const std::string& section_name, const char* key, bool fallback,
                  const std::string& source) {
   if (!section.contains(key)) return fallback;

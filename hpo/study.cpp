@@ -14,13 +14,6 @@
 namespace bfhpo::hpo {
 namespace {
 
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
 std::string host_name() {
   char name[256] = {};
   ::gethostname(name, sizeof name - 1);
@@ -118,8 +111,7 @@ AskedTrial Study::fill_new_trial(int trial_id, const FeasiblePredicate& feasible
   const std::vector<FrozenTrial>& trials = journal_.trials_of(study_id_);
   if (trials.back().trial_id != trial_id) throw std::logic_error("fill_new_trial: the new trial is not the last");
   SampleRequest request{spec_.search_space, TrialSpan(trials, trials.size() - 1), spec_.direction,
-                        splitmix64(spec_.seed * 0x100000001B3ULL + static_cast<std::uint64_t>(asked.number)),
-                        feasible};
+                        spec_.seed, asked.number, feasible};
   asked.proposal = sampler_->sample(request);
   asked.params = asked.proposal.params;
   for (const auto& spec : spec_.search_space.params()) {

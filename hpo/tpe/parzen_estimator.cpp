@@ -11,6 +11,9 @@ namespace bfhpo::hpo::tpe {
 namespace {
 
 constexpr double kSigma0Magnitude = 0.2;
+// range / standard deviation of a uniform distribution: Optuna's 0.2 * range
+// is 0.2 * sqrt(12) standard deviations of observations spread uniformly.
+const double kUniformSpreadFactor = std::sqrt(12.0);
 constexpr double kEps = 1e-12;
 constexpr double kSmallestProduct = 1e-280;  // of kernel masses, well above the subnormals
 
@@ -34,6 +37,10 @@ Eigen::ArrayXd neighbour_gap_sigmas(const Eigen::ArrayXd& mus, double low, doubl
   Eigen::ArrayXd sigmas(n);
   for (Eigen::Index i = 0; i < n; ++i) sigmas[order[i]] = sorted_sigmas[i];
   return sigmas;
+}
+
+double standard_deviation(const Eigen::ArrayXd& x) {
+  return std::sqrt((x - x.mean()).square().sum() / static_cast<double>(x.size() - 1));
 }
 
 }  // namespace
@@ -99,8 +106,12 @@ ParzenEstimator::ParzenEstimator(const std::vector<Distribution>& dims, const Ei
     dim.mus.resize(kernels);
     for (Eigen::Index i = 0; i < n; ++i) dim.mus[i] = to_transformed(dim, column[i]);
     dim.mus[n] = 0.5 * (dim.low + dim.high);
-    dim.sigmas = options.multivariate ? Eigen::ArrayXd::Constant(kernels, sigma0 * range)
-                                      : neighbour_gap_sigmas(dim.mus, dim.low, dim.high, options.consider_endpoints);
+    if (!options.multivariate)
+      dim.sigmas = neighbour_gap_sigmas(dim.mus, dim.low, dim.high, options.consider_endpoints);
+    else if (options.bandwidth_from_spread && n >= 2)
+      dim.sigmas = Eigen::ArrayXd::Constant(kernels, sigma0 * kUniformSpreadFactor * standard_deviation(dim.mus.head(n)));
+    else
+      dim.sigmas = Eigen::ArrayXd::Constant(kernels, sigma0 * range);
     const double min_sigma =
         options.consider_magic_clip ? range / std::min(100.0, 1.0 + static_cast<double>(kernels)) : kEps;
     dim.sigmas = dim.sigmas.max(min_sigma).min(range);

@@ -1,9 +1,15 @@
 // TPE's Parzen estimator over one group of parameters: a weighted mixture of
 // product kernels, one per observation plus the prior kernel, as in Optuna
-// 3.1 (multivariate bandwidth sigma0 * range with sigma0 = 0.2 n^(-1/(d+4)),
-// or univariate neighbour gaps; magic clip; truncated normals in the
-// transformed space, log for log params; discretised by the cell mass for int
-// and step; categorical kernels with prior_weight / (n + 1) smoothing).
+// 3.1 (univariate: bandwidths from neighbour gaps; magic clip; truncated
+// normals in the transformed space, log for log params; discretised by the
+// cell mass for int and step; categorical kernels with prior_weight / (n + 1)
+// smoothing). Multivariate bandwidth, per dimension, by Scott's rule
+// h = n^(-1/(d+4)) * spread: Optuna takes 0.2 * range for the spread, which
+// is what observations spread uniformly over the range give with the factor
+// 0.2 * sqrt(12) on their standard deviation; `bandwidth_from_spread` uses
+// that factor on the observations' actual standard deviation, so the kernels
+// narrow in the dimensions where the observations agree and stay wide where
+// they do not.
 #pragma once
 
 #include "hpo/distributions.hpp"
@@ -21,6 +27,10 @@ struct ParzenOptions {
   bool consider_magic_clip = true;
   bool consider_endpoints = false;
   double prior_weight = 1.0;
+  // Multivariate: the bandwidth from the observations' standard deviation
+  // (false: from the range, Optuna's rule). Needs two observations; with fewer
+  // the range is used.
+  bool bandwidth_from_spread = true;
   // Optuna 3.1's kernel density leaves out the -log(sigma) term of each
   // continuous kernel, which favours wide kernels (the prior) in both l(x)
   // and g(x). On by default because it is what Optuna users get and it scores

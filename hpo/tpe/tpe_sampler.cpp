@@ -1,5 +1,7 @@
 #include "hpo/tpe/tpe_sampler.hpp"
 
+#include "hpo/latin_hypercube.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -94,14 +96,20 @@ Eigen::ArrayXd tpe_default_weights(int n) {
 }
 
 Proposal TpeSampler::sample(const SampleRequest& request) {
-  std::mt19937_64 rng(request.rng_seed);
+  std::mt19937_64 rng(request.rng_seed());
   int finished = 0;
   for (const auto& t : request.trials)
     finished += t.state == TrialState::Complete || t.state == TrialState::Pruned;
   if (finished < options_.n_startup_trials) {
-    const SampleRequest unvetoed{request.space, request.trials, request.direction, request.rng_seed, {}};
-    Proposal p = RandomSampler::draw_feasible(unvetoed, rng);
-    p.note = "startup random";
+    Proposal p;
+    if (options_.startup == StartupDesign::LatinHypercube) {
+      p.params = latin_hypercube_point(request.space, options_.n_startup_trials, request.study_seed,
+                                       request.trial_number, rng);
+      p.note = "startup latin hypercube";
+    } else {
+      p.params = RandomSampler::draw(request.space, rng);
+      p.note = "startup random";
+    }
     return p;
   }
 
@@ -128,8 +136,13 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
   Eigen::ArrayXd scores = Eigen::ArrayXd::Zero(n_candidates);
   std::vector<std::vector<double>> group_scores;  // per group, per candidate
   std::vector<Group> groups = decompose(request.space, options_.group);
-  tpe::ParzenOptions parzen{options_.multivariate, options_.consider_magic_clip, options_.consider_endpoints,
-                            options_.prior_weight, options_.optuna31_kernel_scale};
+  tpe::ParzenOptions parzen;
+  parzen.multivariate = options_.multivariate;
+  parzen.consider_magic_clip = options_.consider_magic_clip;
+  parzen.consider_endpoints = options_.consider_endpoints;
+  parzen.prior_weight = options_.prior_weight;
+  parzen.bandwidth_from_spread = options_.bandwidth_from_spread;
+  parzen.optuna31_kernel_scale = options_.optuna31_kernel_scale;
 
   const ObservedValues observed_values(request.space, ranked);
   std::vector<Eigen::Index> ranked_order(ranked.size());  // rows of `ranked`, best first

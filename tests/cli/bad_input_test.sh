@@ -29,6 +29,10 @@ expect_user_error "search_space.h.when" "$BFHPO" ask \
   "$(bad_study when "{\"name\": \"s\", \"search_space\": {\"h\": {\"type\": \"int\", \"low\": 1, \"high\": 3, \"when\": {\"ghost\": 1}}}}")"
 expect_user_error "not valid JSON" "$BFHPO" ask "$(bad_study syntax '{"name": "s", ')"
 expect_user_error "direction" "$BFHPO" ask "$(bad_study direction "{\"name\": \"s\", \"direction\": \"down\", $space}")"
+expect_user_error "did you mean 'sampler.n_startup_trials'" "$BFHPO" ask \
+  "$(bad_study sampler_key "{\"name\": \"s\", \"sampler\": {\"type\": \"tpe\", \"n_startup_trails\": 5}, $space}")"
+expect_user_error "sampler.startup" "$BFHPO" ask \
+  "$(bad_study sampler_startup "{\"name\": \"s\", \"sampler\": {\"type\": \"tpe\", \"startup\": \"sobol\"}, $space}")"
 # Training studies: a search-space name that maps to no field, a bad memory section.
 write_training_study "$WORK/dept.json" 2 '"search_space": {"flow.dept": {"type": "int", "low": 1, "high": 3}}'
 expect_user_error "did you mean 'flow.depth'" "$BFHPO" optimize "$WORK/dept.json"

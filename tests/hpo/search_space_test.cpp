@@ -3,6 +3,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <set>
+
 using namespace bfhpo::hpo;
 using nlohmann::json;
 
@@ -107,4 +110,31 @@ TEST_CASE("malformed search spaces name the file, the field and the fix") {
   json cycle = json::parse(R"({"a": {"type": "categorical", "choices": [1, 2], "when": {"b": 1}},
                                "b": {"type": "categorical", "choices": [1, 2], "when": {"a": 1}}})");
   CHECK_THAT(error_of(cycle), Catch::Contains("cycle"));
+}
+
+TEST_CASE("value_at_quantile is the prior's inverse CDF: monotone, from low to high, every grid value reachable") {
+  const std::vector<Distribution> distributions{
+      FloatDistribution{-2, 3, false, std::nullopt}, FloatDistribution{1e-4, 1, true, std::nullopt},
+      FloatDistribution{0, 1, false, 0.25},          IntDistribution{1, 64, true, 1},
+      IntDistribution{0, 10, false, 5},              CategoricalDistribution{{"a", "b", "c"}}};
+  for (const auto& d : distributions) {
+    std::set<double> reached;
+    double previous = -INFINITY;
+    for (int i = 0; i < 10000; ++i) {
+      const double v = value_at_quantile(d, i / 10000.0);
+      CHECK(v >= previous);
+      CHECK(contains(d, v));
+      previous = v;
+      reached.insert(v);
+    }
+    CHECK(value_at_quantile(d, 0.0) == *reached.begin());
+    CHECK(value_at_quantile(d, 1.0) >= previous);
+    CHECK(contains(d, value_at_quantile(d, 1.0)));
+    if (const auto* f = std::get_if<FloatDistribution>(&d)) CHECK(value_at_quantile(d, 1.0) == Approx(f->high));
+    if (std::holds_alternative<CategoricalDistribution>(d)) CHECK(reached.size() == 3);
+    if (const auto* f = std::get_if<FloatDistribution>(&d); f && f->step) CHECK(reached.size() == 5);
+    if (const auto* i = std::get_if<IntDistribution>(&d); i && !i->log) CHECK(reached == std::set<double>{0, 5, 10});
+    if (const auto* i = std::get_if<IntDistribution>(&d); i && i->log) CHECK(reached.size() == 64);
+  }
+  CHECK(value_at_quantile(FloatDistribution{1e-4, 1, true, std::nullopt}, 0.5) == Approx(1e-2));
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 using namespace bfhpo::hpo;
 using nlohmann::json;
@@ -45,7 +46,7 @@ double run(Sampler& sampler, const SearchSpace& space, F f, int n, std::uint64_t
   std::vector<FrozenTrial> trials;
   double best = direction == StudyDirection::Minimize ? INFINITY : -INFINITY;
   for (int i = 0; i < n; ++i) {
-    Params p = sampler.sample({space, trials, direction, seed * 7919 + i, {}}).params;
+    Params p = sampler.sample({space, trials, direction, seed, i, {}}).params;
     REQUIRE(space.is_valid_assignment(p));
     double v = f(p);
     best = direction == StudyDirection::Minimize ? std::min(best, v) : std::max(best, v);
@@ -132,9 +133,9 @@ TEST_CASE("the same seed gives the same proposal, another seed another") {
   TpeSampler tpe;
   std::vector<FrozenTrial> trials;
   for (int i = 0; i < 15; ++i) trials.push_back(finished(space, i, {{"x", i * 0.3 - 2}, {"y", 1.0}}, i * 0.1));
-  Params a = tpe.sample({space, trials, StudyDirection::Minimize, 5, {}}).params;
-  Params b = tpe.sample({space, trials, StudyDirection::Minimize, 5, {}}).params;
-  Params c = tpe.sample({space, trials, StudyDirection::Minimize, 6, {}}).params;
+  Params a = tpe.sample({space, trials, StudyDirection::Minimize, 5, 15, {}}).params;
+  Params b = tpe.sample({space, trials, StudyDirection::Minimize, 5, 15, {}}).params;
+  Params c = tpe.sample({space, trials, StudyDirection::Minimize, 6, 15, {}}).params;
   CHECK(a == b);
   CHECK(a != c);
 }
@@ -162,11 +163,11 @@ TEST_CASE("the feasible predicate vetoes candidates, if it vetoes everything the
   TpeSampler tpe;
   FeasiblePredicate positive_x = [](const Params& p) { return p.at("x") > 2.0; };
   for (std::uint64_t seed = 0; seed < 10; ++seed) {
-    Proposal p = tpe.sample({space, trials, StudyDirection::Minimize, seed, positive_x});
+    Proposal p = tpe.sample({space, trials, StudyDirection::Minimize, seed, 20, positive_x});
     CHECK(p.params.at("x") > 2.0);
     CHECK(p.feasible);
   }
-  Proposal none = tpe.sample({space, trials, StudyDirection::Minimize, 1, [](const Params&) { return false; }});
+  Proposal none = tpe.sample({space, trials, StudyDirection::Minimize, 1, 20, [](const Params&) { return false; }});
   CHECK(none.all_candidates_vetoed);
   CHECK_FALSE(none.feasible);
   CHECK(space.is_valid_assignment(none.params));
@@ -184,7 +185,7 @@ TEST_CASE("constant liar: a running trial of another worker pushes proposals awa
     double total = 0;
     for (std::uint64_t seed = 0; seed < 40; ++seed) {
       TpeSampler tpe;
-      Params p = tpe.sample({space, history, StudyDirection::Minimize, seed, {}}).params;
+      Params p = tpe.sample({space, history, StudyDirection::Minimize, seed, static_cast<int>(history.size()), {}}).params;
       total += std::abs(p.at("x") - 1.0);
     }
     return total / 40;
@@ -208,6 +209,7 @@ TEST_CASE("the Parzen estimator's log density equals Optuna 3.1's on the same ob
   points << 0.0, 0.0, 1.0, 2.0, -4.0, 4.5;
   Eigen::ArrayXd weights = Eigen::ArrayXd::Ones(3);
   tpe::ParzenOptions multivariate;
+  multivariate.bandwidth_from_spread = false;  // Optuna's rule: 0.2 * range
   tpe::ParzenOptions univariate;
   univariate.multivariate = false;
   Eigen::ArrayXd mv = tpe::ParzenEstimator(dims, observations, weights, multivariate).log_pdf(points);
@@ -220,6 +222,51 @@ TEST_CASE("the Parzen estimator's log density equals Optuna 3.1's on the same ob
   }
 }
 
+TEST_CASE("the spread bandwidth is Optuna's for observations spread like a uniform sample, narrower where they agree") {
+  // Range 10; 20 observations per dimension, half at mean - a, half at mean + a, with a chosen so that their
+  // standard deviation is range / sqrt(12), a uniform sample's. Optuna's bandwidth 0.2 * 20^(-1/6) * range
+  // (1.21) is above the magic clip (range / 22), so the clip decides neither.
+  std::vector<Distribution> dims{FloatDistribution{-5, 5, false, std::nullopt}, FloatDistribution{0, 10, false, std::nullopt}};
+  const double a = 10 / std::sqrt(12.0) * std::sqrt(19.0 / 20.0);
+  Eigen::ArrayXXd uniform_like(20, 2), agreeing(20, 2), points(4, 2);
+  for (int i = 0; i < 20; ++i) {
+    const double side = i % 2 ? 1.0 : -1.0;
+    uniform_like.row(i) << side * a, 4.0 - side * a;
+    agreeing.row(i) << 0.05 * side, 4.0 + 0.01 * i;
+  }
+  points << 0.0, 4.0, 2.5, 1.0, -4.0, 9.0, 3.0, 7.0;
+  const Eigen::ArrayXd weights = tpe_default_weights(20);
+  tpe::ParzenOptions spread, optuna;
+  optuna.bandwidth_from_spread = false;
+  const Eigen::ArrayXd s = tpe::ParzenEstimator(dims, uniform_like, weights, spread).log_pdf(points);
+  const Eigen::ArrayXd o = tpe::ParzenEstimator(dims, uniform_like, weights, optuna).log_pdf(points);
+  for (int i = 0; i < 4; ++i) CHECK(s[i] == Approx(o[i]).epsilon(1e-12));
+  // Observations that agree: the kernels narrow, so the density one Optuna bandwidth away from them drops.
+  Eigen::ArrayXXd away(1, 2);
+  away << 1.2, 5.3;
+  CHECK(tpe::ParzenEstimator(dims, agreeing, weights, spread).log_pdf(away)[0] <
+        tpe::ParzenEstimator(dims, agreeing, weights, optuna).log_pdf(away)[0] - 0.5);
+}
+
+TEST_CASE("TPE's startup trials form a Latin hypercube by default, independent draws on request") {
+  SearchSpace space = plane();
+  auto x_tenths = [&](const TpeOptions& options) {
+    TpeSampler tpe(options);
+    std::vector<FrozenTrial> trials;
+    std::set<int> tenths;
+    for (int i = 0; i < 10; ++i) {
+      Params p = tpe.sample({space, trials, StudyDirection::Minimize, 4, i, {}}).params;
+      tenths.insert(static_cast<int>(std::floor(p.at("x") + 5)));
+      trials.push_back(finished(space, i, p, sphere(p)));
+    }
+    return tenths.size();
+  };
+  CHECK(x_tenths(TpeOptions{}) == 10);
+  TpeOptions random;
+  random.startup = StartupDesign::Random;
+  CHECK(x_tenths(random) < 10);  // 10 uniform draws fill all 10 tenths with probability 10!/10^10 = 0.04%
+}
+
 TEST_CASE("startup trials sample the prior unvetoed, TPE's candidates are vetoed") {
   SearchSpace space = plane();
   TpeSampler tpe;
@@ -227,13 +274,13 @@ TEST_CASE("startup trials sample the prior unvetoed, TPE's candidates are vetoed
   std::vector<FrozenTrial> trials;
   int startup_negative = 0;
   for (int i = 0; i < 10; ++i) {
-    Proposal p = tpe.sample({space, trials, StudyDirection::Minimize, static_cast<std::uint64_t>(i), positive_x});
+    Proposal p = tpe.sample({space, trials, StudyDirection::Minimize, 3, i, positive_x});
     startup_negative += p.params.at("x") <= 0.0;
     trials.push_back(finished(space, i, p.params, sphere(p.params)));
   }
   CHECK(startup_negative > 0);  // P(no negative x in 10 uniform draws) = 2^-10
   for (std::uint64_t seed = 0; seed < 10; ++seed)
-    CHECK(tpe.sample({space, trials, StudyDirection::Minimize, 100 + seed, positive_x}).params.at("x") > 0.0);
+    CHECK(tpe.sample({space, trials, StudyDirection::Minimize, seed, 10, positive_x}).params.at("x") > 0.0);
 }
 
 TEST_CASE("the normal mass of an interval far out on both sides is exactly 1, as the erfc formula gives it") {
