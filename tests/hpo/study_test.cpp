@@ -4,7 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include <sys/wait.h>
@@ -216,14 +218,23 @@ TEST_CASE("one seed, one worker: the same sequence, two workers on one journal: 
   }
   StudySpec spec = shared.spec(30, "tpe");
   Study w1 = open(spec), w2 = open(spec);
+  std::set<int> x_tenths;  // of [-3, 3]
+  int kind_b = 0;
   for (int i = 0; i < 5; ++i) {
     AskedTrial x = w1.ask(), y = w2.ask();
     CHECK(x.number != y.number);
     CHECK(x.params != y.params);
+    for (const AskedTrial* t : {&x, &y}) {
+      x_tenths.insert(static_cast<int>(std::floor((t->params.at("x") + 3) / 0.6)));
+      kind_b += t->params.at("kind") == 1.0;
+    }
     w1.tell(x.number, TrialState::Complete, objective(x.params));
     w2.tell(y.number, TrialState::Complete, objective(y.params));
   }
   CHECK(w1.n_finished() == 10);
+  // Together the two workers' 10 startup trials are one Latin hypercube.
+  CHECK(x_tenths.size() == 10);
+  CHECK(kind_b == 5);
 }
 
 TEST_CASE("opening: a journal of another study or a missing journal is a UserError and writes nothing") {
