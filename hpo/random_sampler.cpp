@@ -1,17 +1,12 @@
 #include "hpo/random_sampler.hpp"
 
-#include <cmath>
-
 namespace bfhpo::hpo {
 
-double draw_value(const Distribution& distribution, std::mt19937_64& rng) {
-  return value_at_quantile(distribution, std::uniform_real_distribution<double>(0.0, 1.0)(rng));
-}
-
 Params RandomSampler::draw(const SearchSpace& space, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
   Params params;
   for (const auto& spec : space.params())
-    if (space.is_active(spec, params)) params[spec.name] = draw_value(spec.distribution, rng);
+    if (space.is_active(spec, params)) params[spec.name] = value_at_quantile(spec.distribution, uniform(rng));
   return params;
 }
 

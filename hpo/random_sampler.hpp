@@ -24,7 +24,4 @@ class RandomSampler : public Sampler {
   static Proposal draw_feasible(const SampleRequest& request, std::mt19937_64& rng);
 };
 
-// A value of `distribution` drawn uniformly (log-uniformly for log), as internal repr.
-double draw_value(const Distribution& distribution, std::mt19937_64& rng);
-
 }  // namespace bfhpo::hpo
