@@ -16,20 +16,30 @@ std::unique_ptr<Sampler> make_sampler(const StudySpec& spec) {
   if (type == "random") return std::make_unique<RandomSampler>();
   if (type != "tpe")
     throw UserError::at(source, "sampler.type", "unknown sampler '" + type + "'", "use \"tpe\" or \"random\"");
-  const std::vector<std::string> known{"type", "n_startup_trials", "n_ei_candidates", "startup", "bandwidth",
-                                      "multivariate", "group", "constant_liar", "consider_magic_clip",
-                                      "consider_endpoints", "optuna31_kernel_scale"};
+  const std::vector<std::string> known{"type", "preset", "n_startup_trials", "n_ei_candidates", "startup",
+                                      "bandwidth", "weights", "multivariate", "group", "constant_liar",
+                                      "consider_magic_clip", "consider_endpoints", "optuna31_kernel_scale"};
   for (const auto& item : section.items())
     if (std::find(known.begin(), known.end(), item.key()) == known.end())
       throw UserError::at(source, "sampler." + item.key(), "unknown field",
                           "did you mean 'sampler." + closest_name(item.key(), known) + "'?");
-  TpeOptions o;
+  // The preset gives every default; the other keys override it one by one.
+  TpeOptions o = choice_option(section, "sampler", "preset", {"bfhpo", "optuna"}, source) == "optuna"
+                     ? optuna31_tpe_options()
+                     : TpeOptions{};
+  const auto set_from_choice = [&](const char* key, const std::vector<std::string>& choices, auto& field,
+                                   auto first_choice_value, auto second_choice_value) {
+    if (section.contains(key))
+      field = choice_option(section, "sampler", key, choices, source) == choices.front() ? first_choice_value
+                                                                                          : second_choice_value;
+  };
   o.n_startup_trials = int_option(section, "sampler", "n_startup_trials", o.n_startup_trials, 0, source);
   o.n_ei_candidates = int_option(section, "sampler", "n_ei_candidates", o.n_ei_candidates, 1, source);
-  o.startup = choice_option(section, "sampler", "startup", {"latin_hypercube", "random"}, source) == "random"
-                  ? StartupDesign::Random
-                  : StartupDesign::LatinHypercube;
-  o.bandwidth_from_spread = choice_option(section, "sampler", "bandwidth", {"spread", "optuna"}, source) == "spread";
+  set_from_choice("startup", {"latin_hypercube", "random"}, o.startup, StartupDesign::LatinHypercube,
+                  StartupDesign::Random);
+  set_from_choice("bandwidth", {"spread", "optuna"}, o.bandwidth_from_spread, true, false);
+  set_from_choice("weights", {"improvement", "optuna"}, o.below_weights, BelowWeights::Improvement,
+                  BelowWeights::Optuna);
   o.multivariate = bool_option(section, "sampler", "multivariate", o.multivariate, source);
   o.group = bool_option(section, "sampler", "group", o.group, source);
   o.constant_liar = bool_option(section, "sampler", "constant_liar", o.constant_liar, source);

@@ -109,11 +109,12 @@ ParzenEstimator::ParzenEstimator(const std::vector<Distribution>& dims, const Ei
     if (!options.multivariate)
       dim.sigmas = neighbour_gap_sigmas(dim.mus, dim.low, dim.high, options.consider_endpoints);
     else if (options.bandwidth_from_spread && n >= 2)
-      dim.sigmas = Eigen::ArrayXd::Constant(kernels, sigma0 * kUniformSpreadFactor * standard_deviation(dim.mus.head(n)));
+      dim.sigmas = Eigen::ArrayXd::Constant(kernels, options.bandwidth_scale * sigma0 * kUniformSpreadFactor *
+                                                         standard_deviation(dim.mus.head(n)));
     else
-      dim.sigmas = Eigen::ArrayXd::Constant(kernels, sigma0 * range);
-    const double min_sigma =
-        options.consider_magic_clip ? range / std::min(100.0, 1.0 + static_cast<double>(kernels)) : kEps;
+      dim.sigmas = Eigen::ArrayXd::Constant(kernels, options.bandwidth_scale * sigma0 * range);
+    const double clip_count = options.clip_count.value_or(static_cast<double>(kernels));
+    const double min_sigma = options.consider_magic_clip ? range / std::min(100.0, 1.0 + clip_count) : kEps;
     dim.sigmas = dim.sigmas.max(min_sigma).min(range);
     dim.sigmas[n] = range;
     const auto bounds = [&](Eigen::Index k) {

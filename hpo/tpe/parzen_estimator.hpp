@@ -9,13 +9,15 @@
 // 0.2 * sqrt(12) on their standard deviation; `bandwidth_from_spread` uses
 // that factor on the observations' actual standard deviation, so the kernels
 // narrow in the dimensions where the observations agree and stay wide where
-// they do not.
+// they do not. `bandwidth_scale` and `clip_count` let the sampler set the
+// below and above estimators' widths apart (see tpe_sampler.hpp).
 #pragma once
 
 #include "hpo/distributions.hpp"
 
 #include <Eigen/Core>
 
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -31,11 +33,16 @@ struct ParzenOptions {
   // (false: from the range, Optuna's rule). Needs two observations; with fewer
   // the range is used.
   bool bandwidth_from_spread = true;
+  // Multiplies the multivariate bandwidth (before the clip).
+  double bandwidth_scale = 1.0;
+  // The magic clip floors every bandwidth at range / min(100, 1 + count),
+  // count being this estimator's kernels (Optuna) unless set here.
+  std::optional<double> clip_count;
   // Optuna 3.1's kernel density leaves out the -log(sigma) term of each
   // continuous kernel, which favours wide kernels (the prior) in both l(x)
-  // and g(x). On by default because it is what Optuna users get and it scores
-  // better on bench/compare_optuna.py; off gives the true mixture density.
-  bool optuna31_kernel_scale = true;
+  // and g(x); off (the default) is the true mixture density, under which a
+  // narrow kernel around a good observation weighs what its mass says.
+  bool optuna31_kernel_scale = false;
 };
 
 class ParzenEstimator {

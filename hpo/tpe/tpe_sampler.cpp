@@ -84,6 +84,19 @@ struct ObservedValues {
 
 }  // namespace
 
+// bfhpo's bandwidth rule besides the spread (see tpe_sampler.hpp).
+constexpr double kBelowClipShareOfTrials = 0.25;
+constexpr double kAboveBandwidthScale = 0.85;
+
+TpeOptions optuna31_tpe_options() {
+  TpeOptions o;
+  o.startup = StartupDesign::Random;
+  o.bandwidth_from_spread = false;
+  o.below_weights = BelowWeights::Optuna;
+  o.optuna31_kernel_scale = true;
+  return o;
+}
+
 int tpe_gamma(int n) { return std::min(static_cast<int>(std::ceil(0.1 * n)), 25); }
 
 Eigen::ArrayXd tpe_default_weights(int n) {
@@ -93,6 +106,14 @@ Eigen::ArrayXd tpe_default_weights(int n) {
   w.head(n - 25) = Eigen::ArrayXd::LinSpaced(n - 25, 1.0 / n, 1.0);
   w.tail(25) = 1.0;
   return w;
+}
+
+Eigen::ArrayXd tpe_improvement_weights(const Eigen::ArrayXd& values, double threshold) {
+  Eigen::ArrayXd w = threshold - values;
+  const double largest = w.size() ? w.maxCoeff() : 0.0;
+  if (!(largest > 0.0) || !std::isfinite(largest)) return Eigen::ArrayXd::Ones(values.size());
+  w = w.max(1e-12 * largest);
+  return w / w.mean();
 }
 
 Proposal TpeSampler::sample(const SampleRequest& request) {
@@ -143,6 +164,7 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
   parzen.prior_weight = options_.prior_weight;
   parzen.bandwidth_from_spread = options_.bandwidth_from_spread;
   parzen.optuna31_kernel_scale = options_.optuna31_kernel_scale;
+  const bool bfhpo_widths = options_.multivariate && options_.bandwidth_from_spread;
 
   const ObservedValues observed_values(request.space, ranked);
   std::vector<Eigen::Index> ranked_order(ranked.size());  // rows of `ranked`, best first
@@ -169,21 +191,36 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
       return ranked[row].trial->state != TrialState::Running;
     }));
     const int n_below = std::min(tpe_gamma(n_not_running), n);  // liars never shrink or join "below"
-    auto fit = [&](int from, int to) {
+    const auto complete = [&](Eigen::Index row) { return ranked[row].trial->state == TrialState::Complete; };
+    const bool weigh_improvement = options_.below_weights == BelowWeights::Improvement && n_below < n &&
+                                   std::all_of(observed.begin(), observed.begin() + n_below + 1, complete);
+    auto fit = [&](int from, int to, const tpe::ParzenOptions& options) {
       std::vector<bool> in_part(ranked.size(), false);
       for (int i = from; i < to; ++i) in_part[observed[i]] = true;
       std::vector<Eigen::Index> part;  // in trial-number order
       for (Eigen::Index row : by_number)
         if (in_part[row]) part.push_back(row);
       Eigen::ArrayXXd obs(static_cast<Eigen::Index>(part.size()), static_cast<Eigen::Index>(group.size()));
-      for (std::size_t i = 0; i < part.size(); ++i)
+      Eigen::ArrayXd values(static_cast<Eigen::Index>(part.size()));  // signed: smaller is better
+      for (std::size_t i = 0; i < part.size(); ++i) {
         for (std::size_t d = 0; d < group.size(); ++d) obs(i, d) = observed_values.values(part[i], columns[d]);
+        values[i] = std::get<1>(ranked[part[i]].key);
+      }
       std::vector<Distribution> dims;
       for (const ParamSpec* p : group) dims.push_back(p->distribution);
-      return tpe::ParzenEstimator(dims, obs, tpe_default_weights(static_cast<int>(part.size())), parzen);
+      const Eigen::ArrayXd weights =
+          from == 0 && weigh_improvement
+              ? tpe_improvement_weights(values, std::get<1>(ranked[observed[n_below]].key))
+              : tpe_default_weights(static_cast<int>(part.size()));
+      return tpe::ParzenEstimator(dims, obs, weights, options);
     };
-    const tpe::ParzenEstimator below = fit(0, n_below);
-    const tpe::ParzenEstimator above = fit(n_below, n);
+    tpe::ParzenOptions below_options = parzen, above_options = parzen;
+    if (bfhpo_widths) {
+      below_options.clip_count = kBelowClipShareOfTrials * n_not_running;
+      above_options.bandwidth_scale = kAboveBandwidthScale;
+    }
+    const tpe::ParzenEstimator below = fit(0, n_below, below_options);
+    const tpe::ParzenEstimator above = fit(n_below, n, above_options);
     const Eigen::ArrayXXd drawn = below.sample(n_candidates, rng);
     const Eigen::ArrayXd score = below.log_pdf(drawn) - above.log_pdf(drawn);
     group_scores.emplace_back(score.data(), score.data() + score.size());

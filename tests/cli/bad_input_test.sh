@@ -33,6 +33,8 @@ expect_user_error "did you mean 'sampler.n_startup_trials'" "$BFHPO" ask \
   "$(bad_study sampler_key "{\"name\": \"s\", \"sampler\": {\"type\": \"tpe\", \"n_startup_trails\": 5}, $space}")"
 expect_user_error "sampler.startup" "$BFHPO" ask \
   "$(bad_study sampler_startup "{\"name\": \"s\", \"sampler\": {\"type\": \"tpe\", \"startup\": \"sobol\"}, $space}")"
+expect_user_error 'use "bfhpo" or "optuna"' "$BFHPO" ask \
+  "$(bad_study sampler_preset "{\"name\": \"s\", \"sampler\": {\"type\": \"tpe\", \"preset\": \"optuna3\"}, $space}")"
 # Training studies: a search-space name that maps to no field, a bad memory section.
 write_training_study "$WORK/dept.json" 2 '"search_space": {"flow.dept": {"type": "int", "low": 1, "high": 3}}'
 expect_user_error "did you mean 'flow.depth'" "$BFHPO" optimize "$WORK/dept.json"

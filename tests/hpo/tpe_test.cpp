@@ -1,4 +1,5 @@
 #include "hpo/random_sampler.hpp"
+#include "hpo/sampler_factory.hpp"
 #include "hpo/tpe/tpe_sampler.hpp"
 #include "hpo/tpe/truncated_normal.hpp"
 
@@ -117,6 +118,118 @@ TEST_CASE("weights ramp and gamma follow Optuna") {
   CHECK((w.tail(25) == 1.0).all());
 }
 
+TEST_CASE("improvement weights: threshold - value, the best trial weighs most, mean 1, never zero") {
+  Eigen::ArrayXd values(3);
+  values << 1.0, 3.0, 2.0;
+  const Eigen::ArrayXd w = tpe_improvement_weights(values, 4.0);
+  CHECK(w[0] == Approx(1.5));
+  CHECK(w[1] == Approx(0.5));
+  CHECK(w[2] == Approx(1.0));
+  // Signed values of a maximised study are negative; only the differences count.
+  CHECK((tpe_improvement_weights(values - 10.0, -6.0) - w).abs().maxCoeff() < 1e-12);
+  // Nothing improves on the threshold: equal weights.
+  CHECK((tpe_improvement_weights(Eigen::ArrayXd::Constant(3, 2.0), 2.0) == 1.0).all());
+  // A trial tied with the threshold keeps a tiny positive weight, so its kernel's log weight is finite.
+  Eigen::ArrayXd tied(2);
+  tied << 0.0, 4.0;
+  const Eigen::ArrayXd t = tpe_improvement_weights(tied, 4.0);
+  CHECK(t[1] > 0.0);
+  CHECK(t[1] < 1e-9 * t[0]);
+}
+
+namespace {
+
+// The bandwidth of a 1-D estimator on [-5, 5] with `observations`, read off its true density around the first
+// observation: with a negligible prior kernel and the kernels all at one place,
+// log p(x0 + d) - log p(x0) = -d^2 / (2 sigma^2).
+double kernel_bandwidth(const Eigen::ArrayXd& observations, tpe::ParzenOptions options) {
+  options.prior_weight = 1e-15;
+  options.optuna31_kernel_scale = false;
+  const std::vector<Distribution> dims{FloatDistribution{-5, 5, false, std::nullopt}};
+  const tpe::ParzenEstimator estimator(dims, observations, Eigen::ArrayXd::Ones(observations.size()), options);
+  const double d = 0.05;
+  Eigen::ArrayXXd points(2, 1);
+  points << observations[0], observations[0] + d;
+  const Eigen::ArrayXd log_p = estimator.log_pdf(points);
+  return d / std::sqrt(-2.0 * (log_p[1] - log_p[0]));
+}
+
+}  // namespace
+
+TEST_CASE("the magic clip divides the range by 1 + the estimator's kernels, or by 1 + clip_count when set") {
+  const Eigen::ArrayXd agreeing = Eigen::ArrayXd::Zero(3);  // spread 0: the clip alone sets the bandwidth
+  tpe::ParzenOptions optuna_clip, counted_clip;
+  counted_clip.clip_count = 25.0;
+  CHECK(kernel_bandwidth(agreeing, optuna_clip) == Approx(10.0 / 5).epsilon(1e-6));  // 3 observations + prior
+  CHECK(kernel_bandwidth(agreeing, counted_clip) == Approx(10.0 / 26).epsilon(1e-6));
+  counted_clip.clip_count = 500.0;  // the clip never narrows below range / 100
+  CHECK(kernel_bandwidth(agreeing, counted_clip) == Approx(10.0 / 100).epsilon(1e-6));
+}
+
+TEST_CASE("bandwidth_scale multiplies the multivariate bandwidth") {
+  const Eigen::ArrayXd one = Eigen::ArrayXd::Zero(1);  // one observation: Optuna's 0.2 * range
+  tpe::ParzenOptions plain, scaled;
+  plain.consider_magic_clip = scaled.consider_magic_clip = false;
+  scaled.bandwidth_scale = 0.85;
+  CHECK(kernel_bandwidth(one, plain) == Approx(2.0).epsilon(1e-6));
+  CHECK(kernel_bandwidth(one, scaled) == Approx(0.85 * 2.0).epsilon(1e-6));
+}
+
+TEST_CASE("below weights: by improvement by default, Optuna's where a pruned trial is among the below trials") {
+  SearchSpace space = plane();
+  std::vector<FrozenTrial> trials;
+  for (int i = 0; i < 30; ++i)
+    trials.push_back(finished(space, i, {{"x", -4.5 + 0.3 * i}, {"y", 2.0 - 0.1 * i}}, 1.0 + (i * 7) % 30));
+  TpeOptions optuna_weights;
+  optuna_weights.below_weights = BelowWeights::Optuna;
+  TpeSampler by_improvement, equal(optuna_weights);
+  const auto proposal = [&](TpeSampler& sampler) {  // for ten seeds
+    std::vector<Params> out;
+    for (std::uint64_t seed = 0; seed < 10; ++seed)
+      out.push_back(sampler.sample({space, trials, StudyDirection::Minimize, seed, 30, {}}).params);
+    return out;
+  };
+  CHECK(proposal(by_improvement) != proposal(equal));
+  // All but two trials pruned: the third below trial (gamma(30) = 3) and the threshold are pruned, ranked by
+  // (later step, last intermediate value), a key that is not on the values' scale.
+  trials[0].value = -50.0;
+  trials[1].value = -40.0;
+  for (int i = 2; i < 30; ++i) {
+    trials[i].state = TrialState::Pruned;
+    trials[i].intermediate_values[1] = *trials[i].value;
+    trials[i].value.reset();
+  }
+  CHECK(proposal(by_improvement) == proposal(equal));
+}
+
+TEST_CASE("the sampler section's preset sets every default and each key overrides it") {
+  const json space = json::parse(R"({"x": {"type": "float", "low": -5, "high": 5},
+                                     "y": {"type": "float", "low": -5, "high": 5}})");
+  const auto proposals = [&](Sampler& sampler) {
+    std::vector<Params> out;
+    std::vector<FrozenTrial> trials;
+    const SearchSpace plane_space = plane();
+    for (int i = 0; i < 16; ++i) {
+      out.push_back(sampler.sample({plane_space, trials, StudyDirection::Minimize, 2, i, {}}).params);
+      trials.push_back(finished(plane_space, i, out.back(), sphere(out.back())));
+    }
+    return out;
+  };
+  const auto from_section = [&](const json& sampler_section) {
+    const StudySpec spec = parse_study_spec({{"name", "s"}, {"seed", 2}, {"sampler", sampler_section}, {"search_space", space}}, "s.json");
+    return proposals(*make_sampler(spec));
+  };
+  TpeSampler bfhpo_defaults, optuna31(optuna31_tpe_options());
+  TpeOptions optuna_but_improvement = optuna31_tpe_options();
+  optuna_but_improvement.below_weights = BelowWeights::Improvement;
+  TpeSampler mixed(optuna_but_improvement);
+  CHECK(from_section({{"type", "tpe"}}) == proposals(bfhpo_defaults));
+  CHECK(from_section({{"type", "tpe"}, {"preset", "optuna"}}) == proposals(optuna31));
+  CHECK(from_section({{"type", "tpe"}, {"preset", "optuna"}, {"weights", "improvement"}}) == proposals(mixed));
+  CHECK(proposals(optuna31) != proposals(bfhpo_defaults));
+  CHECK(proposals(mixed) != proposals(optuna31));
+}
+
 TEST_CASE("every proposal is a valid assignment of a conditional space, startup and TPE alike") {
   SearchSpace space = conditional_space();
   TpeSampler tpe;
@@ -210,8 +323,10 @@ TEST_CASE("the Parzen estimator's log density equals Optuna 3.1's on the same ob
   Eigen::ArrayXd weights = Eigen::ArrayXd::Ones(3);
   tpe::ParzenOptions multivariate;
   multivariate.bandwidth_from_spread = false;  // Optuna's rule: 0.2 * range
+  multivariate.optuna31_kernel_scale = true;
   tpe::ParzenOptions univariate;
   univariate.multivariate = false;
+  univariate.optuna31_kernel_scale = true;
   Eigen::ArrayXd mv = tpe::ParzenEstimator(dims, observations, weights, multivariate).log_pdf(points);
   Eigen::ArrayXd uv = tpe::ParzenEstimator(dims, observations, weights, univariate).log_pdf(points);
   const double optuna_mv[] = {-1.12766632, -1.13692974, -1.38513382};
