@@ -12,6 +12,10 @@
 namespace bfhpo::hpo {
 namespace {
 
+// bfhpo's bandwidth rule besides the spread (see tpe_sampler.hpp).
+constexpr double kBelowClipShareOfTrials = 0.25;
+constexpr double kAboveBandwidthScale = 0.85;
+
 using Group = std::vector<const ParamSpec*>;
 
 // Parameters with the same chain of conditions exist together.
@@ -83,10 +87,6 @@ struct ObservedValues {
 };
 
 }  // namespace
-
-// bfhpo's bandwidth rule besides the spread (see tpe_sampler.hpp).
-constexpr double kBelowClipShareOfTrials = 0.25;
-constexpr double kAboveBandwidthScale = 0.85;
 
 TpeOptions optuna31_tpe_options() {
   TpeOptions o;

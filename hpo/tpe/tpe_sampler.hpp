@@ -8,7 +8,7 @@
 // space is decomposed into groups of parameters that exist together (same
 // `when` condition), each with its own multivariate estimator.
 // bfhpo's defaults differ from Optuna in four measured ways (numbers in
-// bench/README.md), each switchable back, all at once with
+// README.md, Benchmarks), each switchable back, all at once with
 // {"preset": "optuna"} (`optuna31_tpe_options()`), which is Optuna 3.1's
 // algorithm exactly:
 // - the n_startup_trials startup trials form a Latin hypercube (Optuna:
