@@ -14,8 +14,7 @@ TEST_CASE("probe_memory_config measures each point on a clone and applies the fi
   const auto weights = test::state_of(approximator);
   std::vector<torch::Tensor> adam_state;
   for (const auto& p : approximator.parameters()) {
-    auto& state = static_cast<torch::optim::AdamParamState&>(
-        *trainer->optimizer().state().at(c10::guts::to_string(p.unsafeGetTensorImpl())));
+    auto& state = test::adam_state_of(trainer->optimizer().state(), p);
     adam_state.push_back(state.exp_avg().clone());
     adam_state.push_back(state.exp_avg_sq().clone());
   }
@@ -47,8 +46,7 @@ TEST_CASE("probe_memory_config measures each point on a clone and applies the fi
   CHECK(test::same_state(weights, test::state_of(approximator)));
   size_t i = 0;
   for (const auto& p : approximator.parameters()) {
-    auto& state = static_cast<torch::optim::AdamParamState&>(
-        *trainer->optimizer().state().at(c10::guts::to_string(p.unsafeGetTensorImpl())));
+    auto& state = test::adam_state_of(trainer->optimizer().state(), p);
     CHECK(torch::equal(state.exp_avg(), adam_state[i++]));
     CHECK(torch::equal(state.exp_avg_sq(), adam_state[i++]));
   }

@@ -6,6 +6,9 @@
 #include "trials/trainer.hpp"
 
 #include <memory>
+#include <sstream>
+#include <string>
+#include <type_traits>
 
 namespace bfhpo::test {
 
@@ -42,6 +45,23 @@ inline bool same_state(const std::vector<torch::Tensor>& a, const std::vector<to
   for (size_t i = 0; i < a.size(); ++i)
     if (!torch::equal(a[i], b[i])) return false;
   return true;
+}
+
+// Adam's state of one parameter. The optimizer's state map is keyed by the
+// parameter's TensorImpl: its address printed to a string in LibTorch 1.13,
+// the address itself (void*) in 2.x. A template, so that only the branch of
+// the libtorch at hand is compiled.
+template <typename StateMap>
+torch::optim::AdamParamState& adam_state_of(StateMap& state, const torch::Tensor& parameter) {
+  using Key = typename StateMap::key_type;
+  void* const impl = parameter.unsafeGetTensorImpl();
+  if constexpr (std::is_same_v<Key, std::string>) {
+    std::ostringstream address;
+    address << impl;
+    return static_cast<torch::optim::AdamParamState&>(*state.at(address.str()));
+  } else {
+    return static_cast<torch::optim::AdamParamState&>(*state.at(static_cast<Key>(impl)));
+  }
 }
 
 }  // namespace bfhpo::test
