@@ -303,7 +303,8 @@ double mb(int64_t bytes) { return static_cast<double>(bytes) / kMb; }
 nlohmann::json MemoryEstimate::to_json() const {
   return {{"parameters_mb", parameters_mb}, {"gradients_mb", gradients_mb}, {"optimizer_mb", optimizer_mb},
           {"batch_mb", batch_mb},           {"summary_mb", summary_mb},     {"flow_mb", flow_mb},
-          {"calibration_mb", calibration_mb}, {"transient_mb", transient_mb}, {"context_mb", context_mb},
+          {"calibration_mb", calibration_mb}, {"transient_mb", transient_mb}, {"workspace_mb", workspace_mb},
+          {"context_mb", context_mb},
           {"peak_mb", peak_mb}};
 }
 
@@ -345,9 +346,11 @@ MemoryEstimate estimate_peak_memory(const models::ApproximatorSpec& spec, const 
   e.flow_mb = mb(flow);
   e.calibration_mb = mb(calibration);
   e.transient_mb = mb(activations - (batch + summary.saved + flow + calibration));
-  e.context_mb = profile.kind == DeviceKind::cuda ? mb(profile.context_bytes) : 0.0;
+  const bool cuda = profile.kind == DeviceKind::cuda;
+  e.workspace_mb = cuda ? mb(profile.workspace_bytes) : 0.0;
+  e.context_mb = cuda ? mb(profile.context_bytes) : 0.0;
   e.peak_mb = e.parameters_mb + e.gradients_mb + e.optimizer_mb + e.batch_mb + e.summary_mb + e.flow_mb +
-              e.calibration_mb + e.transient_mb + e.context_mb;
+              e.calibration_mb + e.transient_mb + e.workspace_mb + e.context_mb;
   return e;
 }
 

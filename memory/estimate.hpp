@@ -17,8 +17,13 @@
 //   flow            saved activations of the coupling flow over B*J rows
 //   calibration     the calibration term (estimate_calibration_memory)
 //   transient       the largest short-lived buffer of the step on top
+//   workspace       CUDA: the cuBLAS workspaces the step's matmuls hold
+//                   (memory/cublas_workspace.hpp), allocator memory
+//   context         CUDA: the context, outside the allocator
 // A device profile maps tensor bytes to device bytes: CPU exact bytes; CUDA
-// rounds every allocation as the caching allocator does and adds the context.
+// rounds every allocation as the caching allocator does (with the settings of
+// PYTORCH_ALLOC_CONF) and adds workspaces and context. peak_mb - context_mb
+// is what the caching allocator's allocated-bytes peak should show.
 // Checked against the CPU meter on a grid of configurations (bench/).
 #pragma once
 
@@ -39,7 +44,7 @@ struct StepShape {
 
 struct MemoryEstimate {
   double parameters_mb = 0, gradients_mb = 0, optimizer_mb = 0, batch_mb = 0, summary_mb = 0, flow_mb = 0,
-         calibration_mb = 0, transient_mb = 0, context_mb = 0;
+         calibration_mb = 0, transient_mb = 0, workspace_mb = 0, context_mb = 0;
   double peak_mb = 0;  // the sum
 
   nlohmann::json to_json() const;

@@ -7,6 +7,8 @@
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <cuda_runtime_api.h>
 #define BFHPO_MEMORY_HAS_CUDA 1
 #endif
 
@@ -93,6 +95,26 @@ int64_t device_total_bytes(const torch::Device& device) {
 #ifdef BFHPO_MEMORY_HAS_CUDA
   if (device.is_cuda()) {
     return static_cast<int64_t>(at::cuda::getDeviceProperties(cuda_index(device))->totalGlobalMem);
+  }
+#endif
+  unsupported(device);
+}
+
+int device_compute_capability_major(const torch::Device& device) {
+#ifdef BFHPO_MEMORY_HAS_CUDA
+  if (device.is_cuda()) return at::cuda::getDeviceProperties(cuda_index(device))->major;
+#endif
+  unsupported(device);
+}
+
+int64_t cuda_bytes_outside_allocator(const torch::Device& device) {
+#ifdef BFHPO_MEMORY_HAS_CUDA
+  if (device.is_cuda()) {
+    const c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(cuda_index(device)));
+    size_t free = 0, total = 0;
+    if (cudaMemGetInfo(&free, &total) != cudaSuccess)
+      throw std::runtime_error("bfhpo memory meter: cudaMemGetInfo failed on " + device.str());
+    return static_cast<int64_t>(total - free) - cuda_snapshot(device).reserved_bytes;
   }
 #endif
   unsupported(device);

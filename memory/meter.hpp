@@ -38,4 +38,13 @@ class MemoryMeter {
 // machine's physical RAM (sysconf) for the CPU. Other devices: invalid_argument.
 int64_t device_total_bytes(const torch::Device& device);
 
+// CUDA only (else std::invalid_argument): the GPU's compute capability major
+// version (9 for Hopper).
+int device_compute_capability_major(const torch::Device& device);
+
+// CUDA only (else std::invalid_argument): bytes in use on the GPU that the
+// caching allocator has not reserved -- the CUDA context, cuBLAS's and the
+// driver's own buffers, and other processes on the same GPU.
+int64_t cuda_bytes_outside_allocator(const torch::Device& device);
+
 }  // namespace bfhpo::memory

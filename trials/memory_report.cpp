@@ -37,6 +37,7 @@ EstimateReport estimate_configuration(const MemoryRequest& request) {
   report.as_given = memory::estimate_peak_memory(loaded.config.approximator, report.shape, context.profile);
   report.gate = memory_gate(loaded.config, context.budget_mb, context.profile,
                             context.settings.memory.oom_retry.item_chunk_ladder);
+  report.warnings = context.profile.warnings;
   return report;
 }
 
@@ -62,11 +63,13 @@ nlohmann::json EstimateReport::to_json() const {
           {"budget_mb", budget_mb ? nlohmann::json(*budget_mb) : nlohmann::json()},
           {"estimate", as_given.to_json()},
           {"gate",
-           {{"fits", gate.fits}, {"memory", models::to_json(gate.memory)}, {"estimate", gate.estimate.to_json()}}}};
+           {{"fits", gate.fits}, {"memory", models::to_json(gate.memory)}, {"estimate", gate.estimate.to_json()}}},
+          {"warnings", warnings}};
 }
 
 std::string EstimateReport::text() const {
   std::string out;
+  for (const auto& warning : warnings) out += "warning: " + warning + "\n";
   char line[160];
   std::snprintf(line, sizeof line, "worst-case step: batch %lld, %lld items, %lld persons\n",
                 static_cast<long long>(shape.batch_size), static_cast<long long>(shape.n_items),

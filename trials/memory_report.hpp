@@ -12,6 +12,8 @@
 
 #include <filesystem>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace bfhpo::trials {
 
@@ -27,6 +29,7 @@ struct EstimateReport {
   std::optional<double> budget_mb;
   memory::MemoryEstimate as_given;  // the configuration's own memory config
   GateDecision gate;
+  std::vector<std::string> warnings;  // why the estimate may be unreliable on this device
 
   nlohmann::json to_json() const;
   std::string text() const;

@@ -124,6 +124,7 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
                                         context.profile, memory_settings.oom_retry.item_chunk_ladder);
   record.system("estimated_peak_mb", gate.estimate.peak_mb);
   record.system("estimate", gate.estimate.to_json());
+  if (!context.profile.warnings.empty()) record.system("estimate_warnings", context.profile.warnings);
   if (context.budget_mb) record.system("budget_mb", *context.budget_mb);
   if (!gate.fits) {
     record.system("measured_peak_mb", measured_peak_mb());

@@ -117,8 +117,30 @@ TEST_CASE("Estimate on CUDA: rounded allocations and the context on top of the C
   CHECK(cuda.peak_mb > cpu.peak_mb + 300);
   CHECK(cuda.peak_mb == Approx(cuda.parameters_mb + cuda.gradients_mb + cuda.optimizer_mb + cuda.batch_mb +
                                cuda.summary_mb + cuda.flow_mb + cuda.calibration_mb + cuda.transient_mb +
-                               cuda.context_mb));
+                               cuda.workspace_mb + cuda.context_mb));
   CHECK(cuda.to_json().at("peak_mb").get<double>() == cuda.peak_mb);
+
+  // The cuBLAS workspaces are a term of their own, added as they are.
+  const MemoryEstimate with_workspace =
+      estimate_peak_memory(spec, shape, cuda_device_profile(int64_t{80} << 30, context, {}, int64_t{64} << 20));
+  CHECK(cpu.workspace_mb == 0);
+  CHECK(cuda.workspace_mb == 0);
+  CHECK(with_workspace.workspace_mb == 64);
+  CHECK(with_workspace.peak_mb == Approx(cuda.peak_mb + 64).epsilon(1e-12));
+}
+
+TEST_CASE("Estimate on CUDA: expandable segments never cost more than the default allocator", "[estimate]") {
+  const ApproximatorSpec spec = small_spec();
+  const DeviceProfile plain = cuda_device_profile(int64_t{80} << 30, 0);
+  const DeviceProfile expandable =
+      cuda_device_profile(int64_t{80} << 30, 0, parse_cuda_allocator_settings("expandable_segments:True", "test"));
+  for (const StepShape shape : {StepShape{8, 20, 100}, StepShape{64, 50, 500}, StepShape{256, 50, 500}}) {
+    CAPTURE(shape.batch_size);
+    const double with_segments = estimate_peak_memory_mb(spec, shape, plain);
+    const double with_pages = estimate_peak_memory_mb(spec, shape, expandable);
+    CHECK(with_pages <= with_segments);
+    CHECK(with_pages >= estimate_peak_memory_mb(spec, shape));  // never below the exact bytes
+  }
 }
 
 TEST_CASE("Issue acceptance: at J = 50 item chunking with checkpointing lowers the measured peak by >= 40%, "
