@@ -1,22 +1,36 @@
 // Accuracy of the analytical memory estimate (memory/estimate.hpp) against
-// the CPU meter: for each configuration, build the approximator, run two real
+// the meter: for each configuration, build the approximator, run two real
 // training steps as trials::Trainer::train_step does (simulate, zero_grad,
 // loss, backward, gradient clipping, Adam step), and compare the estimate
-// with the tracked peak of the second step minus the bytes before the model
+// with the metered peak of the second step minus the bytes before the model
 // was built. Prints one row per configuration and the summary:
 // median |relative error|, worst under- and overestimate, and the time one
 // estimate takes (the sampler calls it for every candidate).
+//
+//   bench_estimate_accuracy [cpu|cuda] [--json FILE]
+//
+// cpu (default): the tracking allocator's exact bytes. cuda: the caching
+// allocator's allocated bytes against the CUDA profile of the environment
+// (PYTORCH_ALLOC_CONF rounding), plus GPU-sized configurations; the cuBLAS
+// workspaces are created before the first measurement (so every baseline
+// holds them) and left out of the estimate -- bench_gpu_memory measures them.
+// --json writes the summary and every row to FILE.
 #include "memory/cpu_memory_tracking.hpp"
+#include "memory/device_profile.hpp"
 #include "memory/estimate.hpp"
+#include "memory/meter.hpp"
 #include "models/approximator.hpp"
 #include "models/simulators/irt_simulator.hpp"
 
+#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <functional>
 #include <optional>
 #include <string>
@@ -33,19 +47,20 @@ struct Config {
   StepShape shape;
 };
 
-double measured_peak_mb(const ApproximatorSpec& spec, const StepShape& shape) {
-  namespace mem = bfhpo::memory;
-  const int64_t baseline = mem::cpu_current_bytes();
+double measured_peak_mb(const ApproximatorSpec& spec, const StepShape& shape, const torch::Device& device) {
+  bfhpo::memory::MemoryMeter meter(device);
+  const int64_t baseline = meter.snapshot().current_bytes;
   double peak_mb = 0;
   {
     torch::manual_seed(0);
     auto model = bfhpo::models::make_approximator(spec, 0);
+    model->to(device);
     model->train();
     torch::optim::Adam adam(model->parameters(), torch::optim::AdamOptions(1e-4));
     const bfhpo::models::IrtSimulator simulator({shape.n_items, shape.n_items, shape.n_persons, shape.n_persons}, 1,
-                                                torch::kCPU);
+                                                device);
     for (uint64_t step = 0; step < 2; ++step) {
-      if (step == 1) mem::reset_cpu_peak();
+      if (step == 1) meter.reset_peak();
       {
         const auto batch = simulator.sample(shape.batch_size, step);
         adam.zero_grad();
@@ -56,9 +71,17 @@ double measured_peak_mb(const ApproximatorSpec& spec, const StepShape& shape) {
       adam.step();
       adam.zero_grad();
     }
-    peak_mb = static_cast<double>(mem::cpu_peak_bytes() - baseline) / (1024.0 * 1024.0);
+    peak_mb = static_cast<double>(meter.snapshot().peak_bytes - baseline) / (1024.0 * 1024.0);
   }
   return peak_mb;
+}
+
+// Creates the cuBLAS workspaces of both threads a step uses (forward and
+// autograd's device thread), so they are in every later baseline.
+void create_cublas_workspaces(const torch::Device& device) {
+  torch::nn::Linear linear(64, 64);
+  linear->to(device);
+  linear(torch::randn({64, 64}, torch::TensorOptions().device(device))).sum().backward();
 }
 
 std::vector<Config> configurations() {
@@ -134,18 +157,66 @@ std::vector<Config> configurations() {
   return configs;
 }
 
+// Configurations of studies/gpu-full.json's size, for a GPU.
+std::vector<Config> gpu_configurations() {
+  std::vector<Config> configs;
+  const auto add = [&](const std::string& name, int64_t batch, bfhpo::models::MemoryConfig memory) {
+    Config c{name, {}, {batch, 50, 500}};
+    c.spec.summary = {64, 256, 2, 128, 4, 2, 32};
+    c.spec.flow.depth = 8;
+    c.spec.flow.subnet_width = 256;
+    c.spec.memory = memory;
+    configs.push_back(c);
+  };
+  for (int64_t b : {32, 64, 128, 256}) add("gpu B=" + std::to_string(b) + " J=50 P=500", b, {});
+  for (int64_t b : {64, 256}) add("gpu B=" + std::to_string(b) + " chunk=10 ckpt", b, {10, true});
+  add("gpu B=256 chunk=2 ckpt", 256, {2, true});
+  return configs;
+}
+
 }  // namespace
 
-int main() {
-  bfhpo::memory::install_cpu_memory_tracking();
-  torch::set_num_threads(1);
+int main(int argc, char** argv) {
+  torch::Device device = torch::kCPU;
+  std::string json_path;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "cuda") == 0) {
+      device = torch::Device(torch::kCUDA, 0);
+    } else if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
+      json_path = argv[++i];
+    } else if (std::strcmp(argv[i], "cpu") != 0) {
+      std::fprintf(stderr, "usage: bench_estimate_accuracy [cpu|cuda] [--json FILE]\n");
+      return std::strcmp(argv[i], "--help") == 0 ? 0 : 2;
+    }
+  }
+  namespace mem = bfhpo::memory;
+  mem::DeviceProfile profile;
+  std::vector<Config> configs = configurations();
+  if (device.is_cuda()) {
+    if (!torch::cuda::is_available()) {
+      std::fprintf(stderr, "bench_estimate_accuracy: no CUDA device\n");
+      return 1;
+    }
+    create_cublas_workspaces(device);
+    profile = mem::device_profile(device);
+    profile.context_bytes = 0;    // outside the allocator: not metered
+    profile.workspace_bytes = 0;  // in every baseline (create_cublas_workspaces)
+    for (const auto& warning : profile.warnings) std::printf("warning: %s\n", warning.c_str());
+    const auto more = gpu_configurations();
+    configs.insert(configs.end(), more.begin(), more.end());
+  } else {
+    mem::install_cpu_memory_tracking();
+    torch::set_num_threads(1);
+  }
   std::printf("%-32s %10s %10s %9s\n", "configuration", "est MB", "meas MB", "rel err");
   std::vector<double> errors;
-  for (const auto& c : configurations()) {
-    const double estimated = bfhpo::memory::estimate_peak_memory_mb(c.spec, c.shape);
-    const double measured = measured_peak_mb(c.spec, c.shape);
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& c : configs) {
+    const double estimated = mem::estimate_peak_memory_mb(c.spec, c.shape, profile);
+    const double measured = measured_peak_mb(c.spec, c.shape, device);
     const double rel = (estimated - measured) / measured;
     errors.push_back(rel);
+    rows.push_back({{"configuration", c.name}, {"estimated_mb", estimated}, {"measured_mb", measured}, {"relative_error", rel}});
     std::printf("%-32s %10.2f %10.2f %+8.1f%%\n", c.name.c_str(), estimated, measured, 100 * rel);
     std::fflush(stdout);
   }
@@ -155,18 +226,30 @@ int main() {
   const double median = abs_errors[abs_errors.size() / 2];
   const double worst_under = *std::min_element(errors.begin(), errors.end());
   const double worst_over = *std::max_element(errors.begin(), errors.end());
-  std::printf("\n%zu configurations: median |rel err| %.1f%%, worst underestimate %+.1f%%, worst overestimate %+.1f%%\n",
-              errors.size(), 100 * median, 100 * std::min(worst_under, 0.0), 100 * std::max(worst_over, 0.0));
+  std::printf("\n%zu configurations on %s: median |rel err| %.1f%%, worst underestimate %+.1f%%, worst overestimate %+.1f%%\n",
+              errors.size(), device.str().c_str(), 100 * median, 100 * std::min(worst_under, 0.0),
+              100 * std::max(worst_over, 0.0));
   std::printf("targets: median <= 5%%, no underestimate worse than -10%%: %s\n",
               median <= 0.05 && worst_under >= -0.10 ? "met" : "NOT met");
+  if (!json_path.empty()) {
+    std::ofstream(json_path) << nlohmann::json{{"device", device.str()},
+                                               {"configurations", errors.size()},
+                                               {"median_abs_relative_error", median},
+                                               {"worst_underestimate", std::min(worst_under, 0.0)},
+                                               {"worst_overestimate", std::max(worst_over, 0.0)},
+                                               {"allocator", profile.allocator.source},
+                                               {"warnings", profile.warnings},
+                                               {"rows", rows}}
+                                    .dump(1)
+                             << "\n";
+  }
 
-  const auto configs = configurations();
   constexpr int kCalls = 100000;
   double sink = 0;
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < kCalls; ++i) {
     const auto& c = configs[static_cast<size_t>(i) % configs.size()];
-    sink += bfhpo::memory::estimate_peak_memory_mb(c.spec, c.shape);
+    sink += mem::estimate_peak_memory_mb(c.spec, c.shape, profile);
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("estimate_peak_memory_mb: %.2f us per call (%d calls, checksum %.0f)\n", 1e6 * seconds / kCalls, kCalls,
