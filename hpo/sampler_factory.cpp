@@ -18,7 +18,8 @@ std::unique_ptr<Sampler> make_sampler(const StudySpec& spec) {
     throw UserError::at(source, "sampler.type", "unknown sampler '" + type + "'", "use \"tpe\" or \"random\"");
   const std::vector<std::string> known{"type", "preset", "n_startup_trials", "n_ei_candidates", "startup",
                                       "bandwidth", "weights", "multivariate", "group", "constant_liar",
-                                      "consider_magic_clip", "consider_endpoints", "optuna31_kernel_scale"};
+                                      "consider_magic_clip", "consider_endpoints", "optuna31_kernel_scale", "budget_aware",
+                                      "gamma"};
   for (const auto& item : section.items())
     if (std::find(known.begin(), known.end(), item.key()) == known.end())
       throw UserError::at(source, "sampler." + item.key(), "unknown field",
@@ -40,6 +41,9 @@ std::unique_ptr<Sampler> make_sampler(const StudySpec& spec) {
   set_from_choice("bandwidth", {"spread", "optuna"}, o.bandwidth_from_spread, true, false);
   set_from_choice("weights", {"improvement", "optuna"}, o.below_weights, BelowWeights::Improvement,
                   BelowWeights::Optuna);
+  set_from_choice("gamma", {"bfhpo", "optuna"}, o.gamma_share, 0.15, 0.1);
+  o.budget_aware = bool_option(section, "sampler", "budget_aware", o.budget_aware, source);
+  o.n_trials = spec.n_trials;
   o.multivariate = bool_option(section, "sampler", "multivariate", o.multivariate, source);
   o.group = bool_option(section, "sampler", "group", o.group, source);
   o.constant_liar = bool_option(section, "sampler", "constant_liar", o.constant_liar, source);

@@ -14,6 +14,9 @@ namespace {
 
 // bfhpo's bandwidth rule besides the spread (see tpe_sampler.hpp).
 constexpr double kBelowClipShareOfTrials = 0.25;
+// Budgets from here on get the defaults measured at 100 trials.
+constexpr int kFullBudget = 100;
+constexpr int kFewestStartupTrials = 4;
 constexpr double kAboveBandwidthScale = 0.85;
 
 using Group = std::vector<const ParamSpec*>;
@@ -94,10 +97,24 @@ TpeOptions optuna31_tpe_options() {
   o.bandwidth_from_spread = false;
   o.below_weights = BelowWeights::Optuna;
   o.optuna31_kernel_scale = true;
+  o.budget_aware = false;
+  o.gamma_share = 0.1;
   return o;
 }
 
-int tpe_gamma(int n) { return std::min(static_cast<int>(std::ceil(0.1 * n)), 25); }
+int tpe_gamma(int n, double share) { return std::min(static_cast<int>(std::ceil(share * n)), 25); }
+
+int tpe_startup_count(const TpeOptions& options) {
+  if (!options.budget_aware || options.n_trials <= 0) return options.n_startup_trials;
+  const int planned = static_cast<int>(std::lround(options.n_trials / 10.0));
+  return std::clamp(planned, std::min(kFewestStartupTrials, options.n_startup_trials), options.n_startup_trials);
+}
+
+double tpe_below_clip_share(const TpeOptions& options) {
+  if (!options.budget_aware || options.n_trials <= 0 || options.n_trials >= kFullBudget)
+    return kBelowClipShareOfTrials;
+  return kBelowClipShareOfTrials * std::sqrt(static_cast<double>(kFullBudget) / options.n_trials);
+}
 
 Eigen::ArrayXd tpe_default_weights(int n) {
   if (n <= 0) return Eigen::ArrayXd();
@@ -121,10 +138,11 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
   int finished = 0;
   for (const auto& t : request.trials)
     finished += t.state == TrialState::Complete || t.state == TrialState::Pruned;
-  if (finished < options_.n_startup_trials) {
+  const int n_startup = tpe_startup_count(options_);
+  if (finished < n_startup) {
     Proposal p;
     if (options_.startup == StartupDesign::LatinHypercube) {
-      p.params = latin_hypercube_point(request.space, options_.n_startup_trials, request.study_seed,
+      p.params = latin_hypercube_point(request.space, n_startup, request.study_seed,
                                        request.trial_number, rng);
       p.note = "startup latin hypercube";
     } else {
@@ -190,7 +208,7 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
     const int n_not_running = static_cast<int>(std::count_if(observed.begin(), observed.end(), [&](Eigen::Index row) {
       return ranked[row].trial->state != TrialState::Running;
     }));
-    const int n_below = std::min(tpe_gamma(n_not_running), n);  // liars never shrink or join "below"
+    const int n_below = std::min(tpe_gamma(n_not_running, options_.gamma_share), n);  // liars never shrink or join "below"
     const auto complete = [&](Eigen::Index row) { return ranked[row].trial->state == TrialState::Complete; };
     const bool weigh_improvement = options_.below_weights == BelowWeights::Improvement && n_below < n &&
                                    std::all_of(observed.begin(), observed.begin() + n_below + 1, complete);
@@ -216,7 +234,7 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
     };
     tpe::ParzenOptions below_options = parzen, above_options = parzen;
     if (bfhpo_widths) {
-      below_options.clip_count = kBelowClipShareOfTrials * n_not_running;
+      below_options.clip_count = tpe_below_clip_share(options_) * n_not_running;
       above_options.bandwidth_scale = kAboveBandwidthScale;
     }
     const tpe::ParzenEstimator below = fit(0, n_below, below_options);

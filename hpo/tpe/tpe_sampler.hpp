@@ -7,12 +7,20 @@
 // (constant liar); FAIL and WAITING trials are ignored. With `group`, the
 // space is decomposed into groups of parameters that exist together (same
 // `when` condition), each with its own multivariate estimator.
-// bfhpo's defaults differ from Optuna in four measured ways (numbers in
+// bfhpo's defaults differ from Optuna in six measured ways (numbers in
 // README.md, Benchmarks), each switchable back, all at once with
 // {"preset": "optuna"} (`optuna31_tpe_options()`), which is Optuna 3.1's
 // algorithm exactly:
-// - the n_startup_trials startup trials form a Latin hypercube (Optuna:
-//   independent uniform draws);
+// - the startup trials form a Latin hypercube (Optuna: independent uniform
+//   draws);
+// - the sampler plans for the study's budget (`budget_aware`, n_trials): a
+//   study of fewer than 100 trials starts TPE sooner (n_trials / 10 startup
+//   trials, at least 4, at most n_startup_trials) and narrows the good
+//   trials' kernels sooner (the clip below counts sqrt(100 / n_trials) times
+//   more trials); from 100 trials on, nothing changes;
+// - the below group is the best 15% of the finished trials, at most 25
+//   (Optuna: 10%), so the improvement weights below have more than one or
+//   two good trials to weigh early on;
 // - the kernels are true densities (tpe::ParzenOptions::optuna31_kernel_scale);
 // - the multivariate bandwidth follows the observations' spread
 //   (tpe::ParzenOptions), and with it the below estimator's magic clip counts
@@ -43,6 +51,11 @@ enum class BelowWeights { Improvement, Optuna };
 
 struct TpeOptions {
   int n_startup_trials = 10;
+  // The study's n_trials (0: not known); read only when budget_aware.
+  int n_trials = 0;
+  bool budget_aware = true;
+  // The below group: the best ceil(gamma_share * n) finished trials, at most 25.
+  double gamma_share = 0.15;
   StartupDesign startup = StartupDesign::LatinHypercube;
   bool bandwidth_from_spread = true;  // and the clip and above width that go with it, see above
   BelowWeights below_weights = BelowWeights::Improvement;
@@ -59,13 +72,21 @@ struct TpeOptions {
 // Optuna 3.1's TPESampler(multivariate=True, group=True, constant_liar=True).
 TpeOptions optuna31_tpe_options();
 
-// Optuna's default gamma and weights.
-int tpe_gamma(int n);
+// Optuna's default gamma (share 0.1; bfhpo's default share is 0.15) and weights.
+int tpe_gamma(int n, double share = 0.1);
 Eigen::ArrayXd tpe_default_weights(int n);
 // bfhpo's below weights: threshold - value per trial (values signed so that
 // smaller is better), floored at 1e-12 of the largest and scaled to mean 1;
 // all equal when no value improves on the threshold.
 Eigen::ArrayXd tpe_improvement_weights(const Eigen::ArrayXd& values, double threshold);
+
+// The number of startup trials: n_startup_trials, or with budget_aware and a
+// known n_trials, round(n_trials / 10) kept within [min(4, n_startup_trials), n_startup_trials].
+int tpe_startup_count(const TpeOptions& options);
+// bfhpo's bandwidth rule: the share of the group's finished trials that the
+// below estimator's magic clip counts, 0.25, times sqrt(100 / n_trials) for a
+// known budget under 100 with budget_aware.
+double tpe_below_clip_share(const TpeOptions& options);
 
 class TpeSampler : public Sampler {
  public:

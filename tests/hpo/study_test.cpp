@@ -216,7 +216,7 @@ TEST_CASE("one seed, one worker: the same sequence, two workers on one journal: 
     std::filesystem::remove(a.spec().storage);
     std::filesystem::remove(b.spec().storage);
   }
-  StudySpec spec = shared.spec(30, "tpe");
+  StudySpec spec = shared.spec(100, "tpe");  // 10 startup trials (fewer for a budget under 100)
   Study w1 = open(spec), w2 = open(spec);
   std::set<int> x_tenths;  // of [-3, 3]
   int kind_b = 0;

@@ -118,6 +118,84 @@ TEST_CASE("weights ramp and gamma follow Optuna") {
   CHECK((w.tail(25) == 1.0).all());
 }
 
+TEST_CASE("gamma: Optuna's best 10%, bfhpo's best 15%, both rounded up and at most 25") {
+  // ceil(share * n) as Python's math.ceil gives it for these n.
+  CHECK(tpe_gamma(10, 0.15) == 2);
+  CHECK(tpe_gamma(20, 0.15) == 3);
+  CHECK(tpe_gamma(25, 0.15) == 4);
+  CHECK(tpe_gamma(50, 0.15) == 8);
+  CHECK(tpe_gamma(100, 0.15) == 15);
+  CHECK(tpe_gamma(200, 0.15) == 25);
+  CHECK(TpeOptions{}.gamma_share == 0.15);
+  CHECK(optuna31_tpe_options().gamma_share == 0.1);
+}
+
+TEST_CASE("budget aware: fewer startup trials and a narrower clip below 100 trials, nothing changes from 100 on") {
+  const auto with = [](int n_trials, int n_startup_trials = 10, bool budget_aware = true) {
+    TpeOptions o;
+    o.n_trials = n_trials;
+    o.n_startup_trials = n_startup_trials;
+    o.budget_aware = budget_aware;
+    return o;
+  };
+  CHECK(tpe_startup_count(with(25)) == 4);   // round(2.5) = 3, raised to 4
+  CHECK(tpe_startup_count(with(50)) == 5);
+  CHECK(tpe_startup_count(with(70)) == 7);
+  CHECK(tpe_startup_count(with(100)) == 10);
+  CHECK(tpe_startup_count(with(1000)) == 10);  // never more than n_startup_trials
+  CHECK(tpe_startup_count(with(0)) == 10);     // budget not known
+  CHECK(tpe_startup_count(with(25, 2)) == 2);  // never more than the user asked for
+  CHECK(tpe_startup_count(with(1000, 20)) == 20);
+  CHECK(tpe_startup_count(with(25, 10, false)) == 10);
+  CHECK(tpe_startup_count(optuna31_tpe_options()) == 10);
+
+  CHECK(tpe_below_clip_share(with(25)) == Approx(0.5).epsilon(1e-15));  // 0.25 * sqrt(4)
+  CHECK(tpe_below_clip_share(with(50)) == Approx(0.25 * std::sqrt(2.0)).epsilon(1e-15));
+  for (int n : {0, 100, 101, 1000}) CHECK(tpe_below_clip_share(with(n)) == 0.25);
+  CHECK(tpe_below_clip_share(with(25, 10, false)) == 0.25);
+  double previous = tpe_below_clip_share(with(1));
+  for (int n = 2; n <= 120; ++n) {
+    CHECK(tpe_below_clip_share(with(n)) <= previous);
+    previous = tpe_below_clip_share(with(n));
+  }
+}
+
+TEST_CASE("the study's n_trials reaches the sampler: a short study leaves the startup sooner and proposes otherwise") {
+  const json space = json::parse(R"({"x": {"type": "float", "low": -5, "high": 5},
+                                     "y": {"type": "float", "low": -5, "high": 5}})");
+  const SearchSpace plane_space = plane();
+  const auto run_study = [&](int n_trials, json sampler_section) {
+    sampler_section["type"] = "tpe";
+    const StudySpec spec = parse_study_spec(
+        {{"name", "s"}, {"seed", 5}, {"n_trials", n_trials}, {"sampler", sampler_section}, {"search_space", space}},
+        "s.json");
+    auto sampler = make_sampler(spec);
+    std::vector<FrozenTrial> trials;
+    std::vector<Proposal> out;
+    for (int i = 0; i < 12; ++i) {
+      out.push_back(sampler->sample({plane_space, trials, StudyDirection::Minimize, 5, i, {}}));
+      trials.push_back(finished(plane_space, i, out.back().params, sphere(out.back().params)));
+    }
+    return out;
+  };
+  const auto params = [](const std::vector<Proposal>& proposals) {
+    std::vector<Params> out;
+    for (const auto& p : proposals) out.push_back(p.params);
+    return out;
+  };
+  const auto short_study = run_study(25, json::object());
+  CHECK(short_study[3].note == "startup latin hypercube");
+  CHECK(short_study[4].note == "tpe");
+  CHECK(run_study(25, {{"budget_aware", false}})[9].note == "startup latin hypercube");
+  // With the same 4 startup trials, only the clip's share tells 25 from 100 trials.
+  const json four = {{"n_startup_trials", 4}};
+  CHECK(params(run_study(25, four)) != params(run_study(100, four)));
+  CHECK(params(run_study(100, four)) == params(run_study(400, four)));
+  json four_unaware = four;
+  four_unaware["budget_aware"] = false;
+  CHECK(params(run_study(25, four_unaware)) == params(run_study(100, four)));
+}
+
 TEST_CASE("improvement weights: threshold - value, the best trial weighs most, mean 1, never zero") {
   Eigen::ArrayXd values(3);
   values << 1.0, 3.0, 2.0;
@@ -228,6 +306,16 @@ TEST_CASE("the sampler section's preset sets every default and each key override
   CHECK(from_section({{"type", "tpe"}, {"preset", "optuna"}, {"weights", "improvement"}}) == proposals(mixed));
   CHECK(proposals(optuna31) != proposals(bfhpo_defaults));
   CHECK(proposals(mixed) != proposals(optuna31));
+  TpeOptions optuna_but_gamma = optuna31_tpe_options();
+  optuna_but_gamma.gamma_share = 0.15;
+  TpeSampler optuna_with_bfhpo_gamma(optuna_but_gamma);
+  CHECK(from_section({{"type", "tpe"}, {"preset", "optuna"}, {"gamma", "bfhpo"}}) == proposals(optuna_with_bfhpo_gamma));
+  CHECK(proposals(optuna_with_bfhpo_gamma) != proposals(optuna31));
+  TpeOptions bfhpo_but_gamma;
+  bfhpo_but_gamma.gamma_share = 0.1;
+  TpeSampler bfhpo_with_optuna_gamma(bfhpo_but_gamma);
+  CHECK(from_section({{"type", "tpe"}, {"gamma", "optuna"}}) == proposals(bfhpo_with_optuna_gamma));
+  CHECK(proposals(bfhpo_with_optuna_gamma) != proposals(bfhpo_defaults));
 }
 
 TEST_CASE("every proposal is a valid assignment of a conditional space, startup and TPE alike") {
