@@ -1,5 +1,5 @@
 #include "cli/command.hpp"
-#include "common/json_file.hpp"
+#include "common/config_reader.hpp"
 #include "hpo/sampler_factory.hpp"
 #include "hpo/study.hpp"
 

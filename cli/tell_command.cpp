@@ -4,9 +4,28 @@
 #include "hpo/study.hpp"
 
 #include <cmath>
+#include <cstdlib>
+#include <regex>
 #include <iostream>
 
 namespace bfhpo::cli {
+namespace {
+
+// A plain decimal number: 0.25, -3, 1e-4. Not hex (0x10), not inf or nan.
+double parse_value(const std::string& text) {
+  static const std::regex decimal(R"([+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)");
+  static const std::regex special(R"([+-]?(inf|infinity|nan))", std::regex::icase);
+  const bool is_special = std::regex_match(text, special);
+  if (!is_special && !std::regex_match(text, decimal))
+    throw UserError("bfhpo tell: --value '" + text + "' is not a number. Fix: pass a decimal number, e.g. --value 0.25");
+  const double value = is_special ? std::nan("") : std::strtod(text.c_str(), nullptr);
+  if (!std::isfinite(value))
+    throw UserError("bfhpo tell: --value '" + text + "' is not finite; a COMPLETE trial needs a finite value. "
+                    "Fix: pass a finite --value, or --state fail for a trial whose objective could not be computed");
+  return value;
+}
+
+}  // namespace
 
 int run_tell(const std::vector<std::string>& args) {
   namespace po = boost::program_options;
@@ -19,16 +38,7 @@ int run_tell(const std::vector<std::string>& args) {
   if (!parse_verb_args("tell", "STUDY.json --trial N (--value V | --state pruned|fail)", options, args, vm)) return 0;
 
   std::optional<double> value;
-  if (vm.count("value")) {
-    const std::string text = vm["value"].as<std::string>();
-    try {
-      std::size_t used = 0;
-      value = std::stod(text, &used);
-      if (used != text.size()) throw std::invalid_argument(text);
-    } catch (const std::exception&) {
-      throw UserError("bfhpo tell: --value '" + text + "' is not a number. Fix: pass e.g. --value 0.25");
-    }
-  }
+  if (vm.count("value")) value = parse_value(vm["value"].as<std::string>());
   hpo::TrialState state = hpo::TrialState::Complete;
   if (vm.count("state")) {
     const std::string s = vm["state"].as<std::string>();
@@ -37,14 +47,25 @@ int run_tell(const std::vector<std::string>& args) {
     else if (s == "fail") state = hpo::TrialState::Fail;
     else throw UserError("bfhpo tell: --state '" + s + "' is unknown. Fix: use complete, pruned or fail");
   }
-  if (state == hpo::TrialState::Complete && !value && !vm.count("step"))
+  if (vm.count("step")) {
+    if (vm.count("state"))
+      throw UserError("bfhpo tell: --step reports an intermediate value and --state finishes the trial. "
+                      "Fix: give one of them (report with --step S --value V, then finish with a second tell)");
+    if (!value) throw UserError("bfhpo tell: --step needs --value. Fix: pass --step S --value V");
+    if (vm["step"].as<int>() < 0)
+      throw UserError("bfhpo tell: --step " + std::to_string(vm["step"].as<int>()) +
+                      " is negative. Fix: give the step (epoch) as 0 or more");
+  } else if (state == hpo::TrialState::Complete && !value) {
     throw UserError("bfhpo tell: a complete trial needs --value. Fix: pass --value V or --state pruned|fail");
+  } else if (state != hpo::TrialState::Complete && value) {
+    throw UserError("bfhpo tell: a " + std::string(hpo::to_string(state)) +
+                    " trial takes no value (Optuna refuses it too). Fix: drop --value, or drop --state to complete it");
+  }
 
   hpo::StudySpec spec = hpo::load_study_spec(vm["study"].as<std::string>());
   hpo::Study study(spec, hpo::make_sampler(spec), hpo::Study::Open::MustExist);
   const int number = vm["trial"].as<int>();
   if (vm.count("step")) {
-    if (!value) throw UserError("bfhpo tell: --step needs --value. Fix: pass --step S --value V");
     study.report(number, vm["step"].as<int>(), *value);
     const bool prune = study.should_prune(number);
     std::cout << nlohmann::json{{"trial", number}, {"should_prune", prune}}.dump() << std::endl;

@@ -203,4 +203,23 @@ bool operator==(const Distribution& a, const Distribution& b) {
       a);
 }
 
+std::optional<std::string> incompatibility(const Distribution& recorded, const Distribution& now) {
+  static const char* kinds[] = {"float", "int", "categorical"};
+  if (recorded.index() != now.index())
+    return std::string("recorded as ") + kinds[recorded.index()] + ", now " + kinds[now.index()];
+  const auto log_of = [](const Distribution& d) {
+    if (const auto* f = std::get_if<FloatDistribution>(&d)) return f->log;
+    if (const auto* i = std::get_if<IntDistribution>(&d)) return i->log;
+    return false;
+  };
+  if (log_of(recorded) != log_of(now))
+    return std::string("recorded ") + (log_of(recorded) ? "with" : "without") + " log scale, now " +
+           (log_of(now) ? "with" : "without");
+  const auto* before = std::get_if<CategoricalDistribution>(&recorded);
+  if (before && !(recorded == now))
+    return "recorded with choices " + json(before->choices).dump() + ", now " +
+           json(std::get<CategoricalDistribution>(now).choices).dump();
+  return std::nullopt;
+}
+
 }  // namespace bfhpo::hpo

@@ -56,6 +56,10 @@ double value_at_quantile(const Distribution& distribution, double u);
 // True when the distribution has exactly one value.
 bool is_single(const Distribution& distribution);
 bool operator==(const Distribution& a, const Distribution& b);
+// Optuna's check_distribution_compatibility: why values recorded under `recorded`
+// cannot share a parameter name with `now` (another kind, another log setting,
+// other categorical choices), or nullopt. A changed range is compatible.
+std::optional<std::string> incompatibility(const Distribution& recorded, const Distribution& now);
 inline bool operator!=(const Distribution& a, const Distribution& b) { return !(a == b); }
 
 }  // namespace bfhpo::hpo

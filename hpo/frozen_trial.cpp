@@ -1,5 +1,7 @@
 #include "hpo/frozen_trial.hpp"
 
+#include <stdexcept>
+
 namespace bfhpo::hpo {
 
 const char* to_string(TrialState state) {
@@ -11,6 +13,13 @@ const char* to_string(TrialState state) {
     case TrialState::Waiting: return "WAITING";
   }
   return "UNKNOWN";
+}
+
+TrialState trial_state_from_code(long long code) {
+  if (code < static_cast<int>(TrialState::Running) || code > static_cast<int>(TrialState::Waiting))
+    throw std::invalid_argument("trial state " + std::to_string(code) +
+                                " is not one of Optuna's (0 RUNNING, 1 COMPLETE, 2 PRUNED, 3 FAIL, 4 WAITING)");
+  return static_cast<TrialState>(code);
 }
 
 const char* to_string(StudyDirection direction) {

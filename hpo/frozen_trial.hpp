@@ -44,6 +44,9 @@ struct FrozenTrial {
 };
 
 const char* to_string(TrialState state);
+// The state a journal line's code names; std::invalid_argument for a code
+// Optuna does not define (a replay then names the line).
+TrialState trial_state_from_code(long long code);
 const char* to_string(StudyDirection direction);
 
 }  // namespace bfhpo::hpo

@@ -180,7 +180,7 @@ struct Journal::State {
         int study_id = log.at("study_id").get<int>();
         if (!study_exists(study_id)) return;
         FrozenTrial t;
-        t.state = static_cast<TrialState>(log.value("state", 0));
+        t.state = trial_state_from_code(log.value("state", 0LL));
         if (log.contains("distributions"))
           for (const auto& item : log["distributions"].items())
             t.distributions[item.key()] = distribution(item.value().get<std::string>());
@@ -212,7 +212,7 @@ struct Journal::State {
       case kSetTrialStateValues: {
         int id = log.at("trial_id").get<int>();
         if (!trial_updatable(id)) return;
-        auto state = static_cast<TrialState>(log.at("state").get<int>());
+        auto state = trial_state_from_code(log.at("state").get<long long>());
         if (state == TrialState::Running && trial(id).state == TrialState::Running) return;
         std::optional<std::string> start, complete;
         std::optional<double> value;
@@ -288,7 +288,7 @@ struct Journal::State {
           return false;
         if (!study_exists(id)) return true;
         FrozenTrial t;
-        t.state = static_cast<TrialState>(state);
+        t.state = trial_state_from_code(state);
         if (start) t.datetime_start = std::move(*start);
         if (complete) t.datetime_complete = std::move(*complete);
         add_trial(id, std::move(t));
@@ -316,7 +316,7 @@ struct Journal::State {
           if (values->array_size > 0) value = values->number;
         }
         if (!trial_updatable(id)) return true;
-        const auto s = static_cast<TrialState>(state);
+        const auto s = trial_state_from_code(state);
         if (s == TrialState::Running && trial(id).state == TrialState::Running) return true;
         if (s != TrialState::Running) start.reset();
         if (!finished(s)) complete.reset();

@@ -1,7 +1,6 @@
 #include "hpo/pruner.hpp"
 
-#include "common/user_error.hpp"
-#include "hpo/section_options.hpp"
+#include "common/config_reader.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -93,27 +92,30 @@ PruneDecision SuccessiveHalvingPruner::decide(const FrozenTrial& trial, const st
   }
 }
 
-std::unique_ptr<Pruner> make_pruner(const nlohmann::json& section, const std::string& source) {
-  const std::string type = section.value("type", std::string("none"));
-  if (type == "none") return nullptr;
+std::unique_ptr<Pruner> make_pruner(const nlohmann::json& section_json, const std::string& source) {
+  ConfigSection section(section_json, source, "pruner");
+  const auto set = [&](const char* key, int& field, int minimum) {
+    if (const auto n = section.int32(key, minimum)) field = *n;
+  };
+  std::unique_ptr<Pruner> pruner;
+  const std::string type = section.choice("type", {"none", "median", "successive_halving"}).value_or("none");
   if (type == "median") {
     MedianPrunerOptions o;
-    o.n_startup_trials = int_option(section, "pruner", "n_startup_trials", o.n_startup_trials, 0, source);
-    o.n_warmup_steps = int_option(section, "pruner", "n_warmup_steps", o.n_warmup_steps, 0, source);
-    o.interval_steps = int_option(section, "pruner", "interval_steps", o.interval_steps, 1, source);
-    o.n_min_trials = int_option(section, "pruner", "n_min_trials", o.n_min_trials, 1, source);
-    return std::make_unique<MedianPruner>(o);
-  }
-  if (type == "successive_halving") {
+    set("n_startup_trials", o.n_startup_trials, 0);
+    set("n_warmup_steps", o.n_warmup_steps, 0);
+    set("interval_steps", o.interval_steps, 1);
+    set("n_min_trials", o.n_min_trials, 1);
+    pruner = std::make_unique<MedianPruner>(o);
+  } else if (type == "successive_halving") {
     SuccessiveHalvingOptions o;
-    o.min_resource = int_option(section, "pruner", "min_resource", o.min_resource, 1, source);
-    o.reduction_factor = int_option(section, "pruner", "reduction_factor", o.reduction_factor, 2, source);
-    o.min_early_stopping_rate = int_option(section, "pruner", "min_early_stopping_rate", o.min_early_stopping_rate, 0, source);
-    o.bootstrap_count = int_option(section, "pruner", "bootstrap_count", o.bootstrap_count, 0, source);
-    return std::make_unique<SuccessiveHalvingPruner>(o);
+    set("min_resource", o.min_resource, 1);
+    set("reduction_factor", o.reduction_factor, 2);
+    set("min_early_stopping_rate", o.min_early_stopping_rate, 0);
+    set("bootstrap_count", o.bootstrap_count, 0);
+    pruner = std::make_unique<SuccessiveHalvingPruner>(o);
   }
-  throw UserError::at(source, "pruner.type", "unknown pruner '" + type + "'",
-                      "use \"none\", \"median\" or \"successive_halving\"");
+  section.reject_unknown_keys();
+  return pruner;
 }
 
 }  // namespace bfhpo::hpo

@@ -1,9 +1,11 @@
 #include "hpo/search_space.hpp"
 
-#include "common/user_error.hpp"
+#include "common/config_reader.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 #include <set>
 #include <stdexcept>
 
@@ -12,124 +14,115 @@ namespace {
 
 using nlohmann::json;
 
-const std::set<std::string> kFloatKeys{"type", "low", "high", "log", "step", "when"};
-const std::set<std::string> kIntKeys{"type", "low", "high", "log", "step", "when"};
-const std::set<std::string> kCategoricalKeys{"type", "choices", "when"};
+// Int bounds stay exact in the internal representation (a double).
+constexpr int64_t kMaxExactInteger = int64_t{1} << 53;
 
-class FieldReader {
- public:
-  FieldReader(const json& spec, std::string source, std::string field)
-      : spec_(spec), source_(std::move(source)), field_(std::move(field)) {}
+std::string number_text(double x) {
+  std::ostringstream out;
+  out << std::setprecision(12) << x;
+  return out.str();
+}
 
-  UserError error(const std::string& key, const std::string& problem, const std::string& fix) const {
-    return UserError::at(source_, key.empty() ? field_ : field_ + "." + key, problem, fix);
-  }
+// Optuna shrinks a range that is not a whole number of steps, with a warning;
+// a study file is fixed text, so bfhpo refuses it and names the high Optuna would use.
+std::optional<ConfigProblem> step_problem(double low, double high, double step) {
+  const double steps = (high - low) / step;
+  const double whole = std::floor(steps + 1e-9);
+  if (whole < 1)
+    return ConfigProblem{"step", "step " + number_text(step) + " exceeds the range [" + number_text(low) + ", " +
+                                     number_text(high) + "], so low is the only value",
+                         "make step at most high - low, or fix the value as a study default instead of searching it"};
+  if (std::abs(steps - std::round(steps)) > 1e-9 * std::max(1.0, steps))
+    return ConfigProblem{"high", "the range [" + number_text(low) + ", " + number_text(high) +
+                                     "] is not a whole number of steps of " + number_text(step) +
+                                     " (Optuna would shrink high to " + number_text(low + whole * step) + ")",
+                         "set high to " + number_text(low + whole * step) + " or choose a step that divides the range"};
+  return std::nullopt;
+}
 
-  void reject_unknown_keys(const std::set<std::string>& allowed) const {
-    for (const auto& item : spec_.items())
-      if (!allowed.count(item.key()))
-        throw error(item.key(), "unknown key for a '" + spec_["type"].get<std::string>() + "' parameter",
-                    "remove it or use one of: " + join(allowed));
-  }
+std::optional<ConfigProblem> range_problem(double low, double high, bool log) {
+  if (low >= high)
+    return ConfigProblem{"low", "low (" + number_text(low) + ") must be below high (" + number_text(high) + ")",
+                         "make low < high, or fix the value as a study default instead of searching it"};
+  if (log && low <= 0)
+    return ConfigProblem{"low", "a log-scaled range needs low > 0", "set low to a positive value or drop \"log\""};
+  return std::nullopt;
+}
 
-  double number(const std::string& key) const {
-    if (!spec_.contains(key)) throw error(key, "missing", "add \"" + key + "\": <number>");
-    const json& v = spec_[key];
-    if (!v.is_number() || !std::isfinite(v.get<double>()))
-      throw error(key, "must be a finite number, got " + v.dump(), "write a number such as 0.1");
-    return v.get<double>();
-  }
+std::optional<ConfigProblem> problem(const FloatDistribution& d) {
+  if (auto range = range_problem(d.low, d.high, d.log)) return range;
+  if (!d.step) return std::nullopt;
+  if (d.log) return ConfigProblem{"step", "step cannot be combined with log", "drop one of \"step\" or \"log\""};
+  if (!(*d.step > 0)) return ConfigProblem{"step", "step must be positive", "set step > 0"};
+  return step_problem(d.low, d.high, *d.step);
+}
 
-  long long integer(const std::string& key) const {
-    double v = number(key);
-    if (v != std::round(v) || std::abs(v) > 9e15)
-      throw error(key, "must be an integer, got " + spec_[key].dump(), "write a whole number");
-    return static_cast<long long>(v);
-  }
+std::optional<ConfigProblem> problem(const IntDistribution& d) {
+  if (auto range = range_problem(static_cast<double>(d.low), static_cast<double>(d.high), d.log)) return range;
+  if (d.log && d.step != 1) return ConfigProblem{"step", "step cannot be combined with log", "drop one of them"};
+  return step_problem(static_cast<double>(d.low), static_cast<double>(d.high), static_cast<double>(d.step));
+}
 
-  bool flag(const std::string& key) const {
-    if (!spec_.contains(key)) return false;
-    if (!spec_[key].is_boolean())
-      throw error(key, "must be true or false, got " + spec_[key].dump(), "write true or false");
-    return spec_[key].get<bool>();
-  }
+double required_number(ConfigSection& param, const char* key) {
+  const auto value = param.number(key);
+  if (!value) throw param.error(key, "missing", std::string("add \"") + key + "\": <number>");
+  return *value;
+}
 
-  static std::string join(const std::set<std::string>& keys) {
-    std::string out;
-    for (const auto& k : keys) out += (out.empty() ? "" : ", ") + k;
-    return out;
-  }
+int64_t required_integer(ConfigSection& param, const char* key) {
+  const auto value = param.integer(key, -kMaxExactInteger, kMaxExactInteger);
+  if (!value) throw param.error(key, "missing", std::string("add \"") + key + "\": <integer>");
+  return *value;
+}
 
- private:
-  const json& spec_;
-  std::string source_;
-  std::string field_;
-};
-
-FloatDistribution parse_float(const FieldReader& reader, const json& spec) {
-  reader.reject_unknown_keys(kFloatKeys);
+FloatDistribution parse_float(ConfigSection& param) {
   FloatDistribution d;
-  d.low = reader.number("low");
-  d.high = reader.number("high");
-  d.log = reader.flag("log");
-  if (d.low >= d.high)
-    throw reader.error("low", "low (" + std::to_string(d.low) + ") must be below high (" + std::to_string(d.high) + ")",
-                       "make low < high, or fix the value as a study default instead of searching it");
-  if (d.log && d.low <= 0)
-    throw reader.error("low", "a log-scaled range needs low > 0", "set low to a positive value or drop \"log\"");
-  if (spec.contains("step") && !spec["step"].is_null()) {
-    if (d.log) throw reader.error("step", "step cannot be combined with log", "drop one of \"step\" or \"log\"");
-    d.step = reader.number("step");
-    if (*d.step <= 0) throw reader.error("step", "step must be positive", "set step > 0");
-  }
+  d.low = required_number(param, "low");
+  d.high = required_number(param, "high");
+  d.log = param.boolean("log").value_or(false);
+  if (const json* step = param.find("step"); step && !step->is_null())
+    d.step = config_number(*step, param.source(), param.field("step"));
+  param.check(problem(d));
   return d;
 }
 
-IntDistribution parse_int(const FieldReader& reader, const json& spec) {
-  reader.reject_unknown_keys(kIntKeys);
+IntDistribution parse_int(ConfigSection& param) {
   IntDistribution d;
-  d.low = reader.integer("low");
-  d.high = reader.integer("high");
-  d.log = reader.flag("log");
-  if (d.low >= d.high)
-    throw reader.error("low", "low (" + std::to_string(d.low) + ") must be below high (" + std::to_string(d.high) + ")",
-                       "make low < high");
-  if (d.log && d.low < 1) throw reader.error("low", "a log-scaled int range needs low >= 1", "set low to 1 or more");
-  if (spec.contains("step")) {
-    d.step = reader.integer("step");
-    if (d.step < 1) throw reader.error("step", "step must be at least 1", "set step >= 1");
-    if (d.log && d.step != 1) throw reader.error("step", "step cannot be combined with log", "drop one of them");
-  }
+  d.low = required_integer(param, "low");
+  d.high = required_integer(param, "high");
+  d.log = param.boolean("log").value_or(false);
+  d.step = param.integer("step", 1, kMaxExactInteger).value_or(1);
+  param.check(problem(d));
   return d;
 }
 
-CategoricalDistribution parse_categorical(const FieldReader& reader, const json& spec) {
-  reader.reject_unknown_keys(kCategoricalKeys);
-  if (!spec.contains("choices") || !spec["choices"].is_array() || spec["choices"].empty())
-    throw reader.error("choices", "missing or empty", "add \"choices\": [\"a\", \"b\"]");
+CategoricalDistribution parse_categorical(ConfigSection& param) {
+  const json* choices = param.find("choices");
+  if (!choices || !choices->is_array() || choices->empty())
+    throw param.error("choices", "missing or empty", "add \"choices\": [\"a\", \"b\"]");
   CategoricalDistribution d;
-  for (const json& choice : spec["choices"]) {
+  for (const json& choice : *choices) {
     if (!(choice.is_string() || choice.is_number() || choice.is_boolean() || choice.is_null()))
-      throw reader.error("choices", "choice " + choice.dump() + " is not a string, number, boolean or null",
-                         "use scalar choices");
+      throw param.error("choices", "choice " + choice.dump() + " is not a string, number, boolean or null",
+                        "use scalar choices");
     for (const json& seen : d.choices)
-      if (seen == choice) throw reader.error("choices", "duplicate choice " + choice.dump(), "list each choice once");
+      if (seen == choice) throw param.error("choices", "duplicate choice " + choice.dump(), "list each choice once");
     d.choices.push_back(choice);
   }
   return d;
 }
 
-std::optional<ParamCondition> parse_condition(const FieldReader& reader, const json& spec) {
-  if (!spec.contains("when")) return std::nullopt;
-  const json& when = spec["when"];
-  if (!when.is_object() || when.size() != 1)
-    throw reader.error("when", "must be an object with one parameter, e.g. {\"kind\": \"b\"}",
-                       "write \"when\": {\"<parent>\": <value or [values]>}");
+std::optional<ParamCondition> parse_condition(ConfigSection& param) {
+  const json* when = param.find("when");
+  if (!when) return std::nullopt;
+  if (!when->is_object() || when->size() != 1)
+    throw param.error("when", "must be an object with one parameter, e.g. {\"kind\": \"b\"}",
+                      "write \"when\": {\"<parent>\": <value or [values]>}");
   ParamCondition condition;
-  condition.parent = when.begin().key();
-  const json& values = when.begin().value();
+  condition.parent = when->begin().key();
+  const json& values = when->begin().value();
   if (values.is_array()) {
-    if (values.empty()) throw reader.error("when", "the list of parent values is empty", "list at least one value");
+    if (values.empty()) throw param.error("when", "the list of parent values is empty", "list at least one value");
     for (const json& v : values) condition.values.push_back(v);
   } else {
     condition.values.push_back(values);
@@ -166,20 +159,17 @@ SearchSpace SearchSpace::from_json(const json& search_space, const std::string& 
                         "add \"search_space\": {\"lr\": {\"type\": \"float\", \"low\": 1e-4, \"high\": 1e-1, \"log\": true}}");
   std::vector<ParamSpec> params;
   for (const auto& item : search_space.items()) {
-    const std::string field = "search_space." + item.key();
-    const json& spec = item.value();
-    FieldReader reader(spec, source, field);
-    if (!spec.is_object() || !spec.contains("type") || !spec["type"].is_string())
-      throw reader.error("type", "missing", "add \"type\": \"float\", \"int\" or \"categorical\"");
-    const std::string type = spec["type"].get<std::string>();
-    ParamSpec param;
-    param.name = item.key();
-    if (type == "float") param.distribution = parse_float(reader, spec);
-    else if (type == "int") param.distribution = parse_int(reader, spec);
-    else if (type == "categorical") param.distribution = parse_categorical(reader, spec);
-    else throw reader.error("type", "unknown type '" + type + "'", "use \"float\", \"int\" or \"categorical\"");
-    param.condition = parse_condition(reader, spec);
-    params.push_back(std::move(param));
+    ConfigSection param(item.value(), source, "search_space." + item.key());
+    const auto type = param.choice("type", {"float", "int", "categorical"});
+    if (!type) throw param.error("type", "missing", "add \"type\": \"float\", \"int\" or \"categorical\"");
+    ParamSpec spec;
+    spec.name = item.key();
+    if (*type == "float") spec.distribution = parse_float(param);
+    else if (*type == "int") spec.distribution = parse_int(param);
+    else spec.distribution = parse_categorical(param);
+    spec.condition = parse_condition(param);
+    param.reject_unknown_keys();
+    params.push_back(std::move(spec));
   }
   for (const auto& param : params) {
     if (!param.condition) continue;
@@ -189,9 +179,16 @@ SearchSpace SearchSpace::from_json(const json& search_space, const std::string& 
     if (parent == params.end())
       throw UserError::at(source, field, "names unknown parameter '" + param.condition->parent + "'",
                           "name a parameter defined in search_space");
+    const auto* float_parent = std::get_if<FloatDistribution>(&parent->distribution);
+    if (float_parent && !float_parent->step)
+      throw UserError::at(source, field,
+                          "'" + parent->name + "' is a continuous float: it takes any given value with probability 0, "
+                          "so '" + param.name + "' would never exist",
+                          "make '" + parent->name + "' categorical or int (or give it a step)");
     for (const json& value : param.condition->values) {
       try {
-        to_internal(parent->distribution, value);
+        if (!contains(parent->distribution, to_internal(parent->distribution, value)))
+          throw std::invalid_argument("outside its range");
       } catch (const std::invalid_argument& e) {
         throw UserError::at(source, field, "value " + value.dump() + " is not a value of '" + parent->name + "' (" +
                                                e.what() + ")",
@@ -289,6 +286,22 @@ Params SearchSpace::from_external(const json& external, const std::string& sourc
                           "remove it");
   }
   return params;
+}
+
+void SearchSpace::check_compatible(const TrialSpan& trials, const std::string& source) const {
+  for (const auto& param : params_) {
+    for (const auto& trial : trials) {
+      const auto recorded = trial.distributions.find(param.name);
+      if (recorded == trial.distributions.end()) continue;
+      if (const auto why = incompatibility(recorded->second, param.distribution))
+        throw UserError::at(source, "search_space." + param.name,
+                            "changed incompatibly under the same study name: trial " + std::to_string(trial.number) +
+                                " " + *why + " (Optuna refuses this too)",
+                            "restore the parameter's distribution, or give the changed study a new \"name\" "
+                            "(or \"storage\"); a changed range alone is fine");
+      break;  // one recorded distribution a name: the journal holds no incompatible pair
+    }
+  }
 }
 
 }  // namespace bfhpo::hpo

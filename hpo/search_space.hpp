@@ -11,6 +11,7 @@
 
 #include "hpo/distributions.hpp"
 #include "hpo/frozen_trial.hpp"
+#include "hpo/trial_span.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -55,6 +56,11 @@ class SearchSpace {
   // Params as {"name": external value, ...}, and back (throws UserError naming `source`).
   nlohmann::json to_external(const Params& params) const;
   Params from_external(const nlohmann::json& external, const std::string& source) const;
+
+  // Refuses (UserError naming `source` and search_space.<name>) a parameter
+  // whose distribution is incompatible with one `trials` recorded under the
+  // same name, as Optuna refuses to set it (see hpo::incompatibility).
+  void check_compatible(const TrialSpan& trials, const std::string& source) const;
 
  private:
   std::vector<ParamSpec> params_;

@@ -20,13 +20,28 @@ std::string host_name() {
   return name;
 }
 
+// The pid of the trial's worker (kWorkerAttr) when it is another process of this host.
+std::optional<pid_t> other_worker_on_this_host(const FrozenTrial& trial) {
+  if (!trial.system_attrs.contains(kWorkerAttr)) return std::nullopt;
+  const auto& worker = trial.system_attrs[kWorkerAttr];
+  if (!worker.contains("host") || worker["host"] != host_name() || !worker.contains("pid")) return std::nullopt;
+  const pid_t pid = worker["pid"].get<pid_t>();
+  if (pid == ::getpid()) return std::nullopt;
+  return pid;
+}
+
+bool process_exists(pid_t pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
+
 // The trial's worker ran on this host and its process no longer exists.
 bool worker_is_dead(const FrozenTrial& trial) {
-  if (!trial.system_attrs.contains(kWorkerAttr)) return false;
-  const auto& worker = trial.system_attrs[kWorkerAttr];
-  if (!worker.contains("host") || worker["host"] != host_name() || !worker.contains("pid")) return false;
-  const pid_t pid = worker["pid"].get<pid_t>();
-  return pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH;
+  const auto pid = other_worker_on_this_host(trial);
+  return pid && !process_exists(*pid);
+}
+
+// The trial's worker is another process on this host that still exists.
+std::optional<pid_t> live_other_worker(const FrozenTrial& trial) {
+  const auto pid = other_worker_on_this_host(trial);
+  return pid && process_exists(*pid) ? pid : std::nullopt;
 }
 
 }  // namespace
@@ -81,6 +96,7 @@ Study::Study(StudySpec spec, std::unique_ptr<Sampler> sampler, Open open)
                           "run `bfhpo ask` or `bfhpo optimize` first");
   }
   study_id_ = journal_.get_or_create_study(spec_.name, spec_.direction);
+  spec_.search_space.check_compatible(journal_.trials_of(study_id_), spec_.source.string());
 }
 
 std::optional<AskedTrial> Study::claim_waiting() {
@@ -159,8 +175,12 @@ void Study::tell(int number, TrialState state, std::optional<double> value, cons
     throw UserError::at(spec_.storage.string(), "trial",
                         "trial " + std::to_string(number) + " is " + to_string(current.state) + ", not RUNNING",
                         "tell only trials that `bfhpo ask` handed out and that are not finished");
-  if (state == TrialState::Complete && (!value || std::isnan(*value)))
+  if (state == TrialState::Complete && (!value || !std::isfinite(*value)))
     throw UserError::at("tell", "value", "a COMPLETE trial needs a finite value", "pass --value V, or --state fail");
+  if (state != TrialState::Complete && value)
+    throw UserError::at("tell", "value", std::string("a ") + to_string(state) + " trial takes no value",
+                        "drop the value");
+  refuse_if_held_by_another_worker(current);
   if (!reason.empty()) journal_.set_trial_system_attr(id, kFailReasonAttr, reason);
   if (!journal_.set_trial_state_values(id, state, value))
     throw UserError::at(spec_.storage.string(), "trial", "trial " + std::to_string(number) + " was finished by another worker",
@@ -174,6 +194,10 @@ void Study::report(int number, int step, double value) {
                         "trial " + std::to_string(number) + " is " + to_string(journal_.trial(id).state) +
                             ", not RUNNING; it takes no more reports",
                         "report only trials that are running");
+  if (step < 0)
+    throw UserError::at(spec_.storage.string(), "step", "step " + std::to_string(step) + " is negative",
+                        "report steps 0, 1, 2, ...");
+  refuse_if_held_by_another_worker(journal_.trial(id));
   journal_.set_trial_intermediate_value(id, step, value);
 }
 
@@ -195,6 +219,15 @@ int Study::enqueue(const Params& params) {
     waiting.distributions[name] = spec->distribution;
   }
   return journal_.trial(journal_.create_trial(study_id_, &waiting)).number;
+}
+
+void Study::refuse_if_held_by_another_worker(const FrozenTrial& trial) const {
+  if (const auto pid = live_other_worker(trial))
+    throw UserError::at(spec_.storage.string(), "trial",
+                        "trial " + std::to_string(trial.number) + " is being trained by bfhpo optimize (pid " +
+                            std::to_string(*pid) + " on this host); telling it would pull it from under that worker",
+                        "wait for it, or stop that worker (kill -INT " + std::to_string(*pid) +
+                            ", which re-queues the trial) and tell another trial");
 }
 
 void Study::heartbeat(int number) { journal_.set_trial_system_attr(trial_id_of(number), kHeartbeatAttr, unix_seconds_now()); }

@@ -56,9 +56,12 @@ class Study {
   // under the journal's lock, so concurrent workers never overshoot n_trials.
   // None when the study has enough trials started.
   std::optional<AskedTrial> ask_if_room(const FeasiblePredicate& feasible = {});
-  // Finishes a RUNNING trial. Throws UserError for an unknown or finished trial.
+  // Finishes a RUNNING trial: COMPLETE with a finite value, PRUNED or FAIL
+  // without one. Throws UserError for an unknown or finished trial, and for a
+  // trial another live process on this host is training (kWorkerAttr).
   void tell(int number, TrialState state, std::optional<double> value = {},
             const std::string& reason = "");
+  // An intermediate value at step >= 0; the same refusals as tell.
   void report(int number, int step, double value);
   // Asks the pruner about the trial's latest report; records what it asks to.
   bool should_prune(int number);
@@ -88,6 +91,7 @@ class Study {
 
  private:
   int trial_id_of(int number);
+  void refuse_if_held_by_another_worker(const FrozenTrial& trial) const;
   std::optional<AskedTrial> claim_waiting();
   AskedTrial fill_new_trial(int trial_id, const FeasiblePredicate& feasible);
   static std::filesystem::path checked_storage(const StudySpec& spec, Open open);

@@ -1,6 +1,9 @@
-// study.json, parsed and validated. Sections bfhpo's hpo layer does not know
-// (simulator, training, memory, ...) are kept in `document` for the layers
-// above; a study without a "simulator" section is an external-objective
+// study.json, parsed and validated through the one config reader
+// (common/config_reader.hpp): an unknown key anywhere is an error naming the
+// closest valid key. The training sections (simulator, training,
+// approximator, memory, objective) are known here by name and read by the
+// trials layer (trials/trial_config.hpp, trials/study_settings.hpp) from
+// `document`; a study without a "simulator" section is an external-objective
 // study whose trials are evaluated by whoever calls ask and tell.
 //
 //   {"name": "demo", "direction": "minimize", "n_trials": 100, "seed": 1,

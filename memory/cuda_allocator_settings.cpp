@@ -1,6 +1,6 @@
 #include "memory/cuda_allocator_settings.hpp"
 
-#include "common/closest_name.hpp"
+#include "common/config_reader.hpp"
 #include "common/user_error.hpp"
 
 #include <algorithm>

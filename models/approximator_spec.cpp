@@ -1,7 +1,6 @@
 #include "models/approximator_spec.hpp"
 
-#include "common/closest_name.hpp"
-#include "common/user_error.hpp"
+#include "common/config_reader.hpp"
 
 #include <functional>
 #include <map>
@@ -23,26 +22,19 @@ struct Field {
   std::function<json(const ApproximatorSpec&)> get;
 };
 
-UserError wrong_type(const std::string& where, const std::string& name, const json& value, const char* expected) {
-  return UserError::at(where, name, "expected " + std::string(expected) + ", got " + value.dump(),
-                       std::string("give ") + expected);
-}
+// Widths and counts: far beyond any network, and their products stay in int64.
+constexpr int64_t kMaxSize = int64_t{1} << 31;
 
 int64_t read_int(const json& v, const std::string& where, const std::string& name) {
-  if (v.is_number_integer()) return v.get<int64_t>();
-  if (v.is_number_float() && v.get<double>() == static_cast<double>(static_cast<int64_t>(v.get<double>())))
-    return static_cast<int64_t>(v.get<double>());
-  throw wrong_type(where, name, v, "an integer");
+  return config_integer(v, where, name, -kMaxSize, kMaxSize);
 }
 
 double read_double(const json& v, const std::string& where, const std::string& name) {
-  if (v.is_number()) return v.get<double>();
-  throw wrong_type(where, name, v, "a number");
+  return config_number(v, where, name);
 }
 
 bool read_bool(const json& v, const std::string& where, const std::string& name) {
-  if (v.is_boolean()) return v.get<bool>();
-  throw wrong_type(where, name, v, "true or false");
+  return config_boolean(v, where, name);
 }
 
 Activation read_activation(const json& v, const std::string& where, const std::string& name) {

@@ -1,6 +1,6 @@
 #include "trials/memory_report.hpp"
 
-#include "common/json_file.hpp"
+#include "common/config_reader.hpp"
 #include "hpo/study_spec.hpp"
 #include "memory/meter.hpp"
 #include "trials/runner.hpp"

@@ -41,6 +41,20 @@ bool step_down(Trainer& trainer, const OomRetryOptions& options) {
 
 }  // namespace
 
+std::optional<ConfigProblem> OomRetryOptions::problem() const {
+  if (min_batch_size < 1)
+    return ConfigProblem{"min_batch_size", "must be at least 1, got " + std::to_string(min_batch_size), "give e.g. 4"};
+  if (!(backoff_factor > 1))
+    return ConfigProblem{"backoff_factor", "must be > 1, got " + std::to_string(backoff_factor), "give e.g. 2"};
+  if (item_chunk_ladder.empty())
+    return ConfigProblem{"item_chunk_ladder", "is empty", "give at least one chunk size, e.g. [16, 8, 4, 2, 1]"};
+  for (std::size_t i = 0; i < item_chunk_ladder.size(); ++i)
+    if (item_chunk_ladder[i] < 1 || (i > 0 && item_chunk_ladder[i] >= item_chunk_ladder[i - 1]))
+      return ConfigProblem{"item_chunk_ladder", "expected strictly decreasing whole numbers >= 1",
+                           "give e.g. [16, 8, 4, 2, 1]"};
+  return std::nullopt;
+}
+
 std::string describe(const OomEvent& event) {
   std::string text = "batch " + std::to_string(event.batch_size) + ", chunk " +
                      (event.item_chunk_size ? std::to_string(*event.item_chunk_size) : std::string("none"));
@@ -50,7 +64,8 @@ std::string describe(const OomEvent& event) {
 
 FitResult fit_with_oom_retry(Trainer& trainer, const OomRetryOptions& options, const EpochCallback& on_epoch,
                              const StepCallback& on_step) {
-  if (options.backoff_factor <= 1.0) throw std::invalid_argument("fit_with_oom_retry: backoff_factor must be > 1");
+  if (const auto problem = options.problem())
+    throw std::invalid_argument("fit_with_oom_retry: " + problem->field + " " + problem->problem);
   if (options.start_batch_size) trainer.set_batch_size(*options.start_batch_size);
   FitResult result;
   while (true) {

@@ -14,6 +14,7 @@
 //      configuration tried; the trainer is left at its last completed step.
 #pragma once
 
+#include "common/config_reader.hpp"
 #include "trials/trainer.hpp"
 
 #include <optional>
@@ -28,6 +29,9 @@ struct OomRetryOptions {
   int64_t min_batch_size = 4;
   double backoff_factor = 2.0;
   std::vector<int64_t> item_chunk_ladder = {16, 8, 4, 2, 1};  // tried in this order, each with checkpointing
+
+  // min_batch_size >= 1, backoff_factor > 1, a non-empty strictly decreasing ladder of sizes >= 1.
+  std::optional<ConfigProblem> problem() const;
 };
 
 // One rung of the ladder: the configuration a step ran out of memory with.

@@ -3,6 +3,7 @@
 #include "hpo/sampler_factory.hpp"
 
 #include <chrono>
+#include <cmath>
 
 namespace bfhpo::trials {
 
@@ -12,8 +13,20 @@ int OptimizeSummary::pruned_for_memory() const {
   return n;
 }
 
+std::optional<ConfigProblem> OptimizeOptions::problem() const {
+  if (n_trials && *n_trials < 1)
+    return ConfigProblem{"--n-trials", std::to_string(*n_trials) + " is not a positive number of trials",
+                         "give --n-trials 1 or more"};
+  if (timeout_s && !(std::isfinite(*timeout_s) && *timeout_s > 0))
+    return ConfigProblem{"--timeout", std::to_string(*timeout_s) + " is not a positive number of seconds",
+                         "give e.g. --timeout 3600"};
+  return std::nullopt;
+}
+
 OptimizeSummary optimize_study(const OptimizeOptions& options, const TrialObserver& observer,
                                const std::atomic<bool>* interrupted) {
+  if (const auto problem = options.problem())
+    throw UserError("bfhpo optimize: " + problem->field + " " + problem->problem + ". Fix: " + problem->fix);
   const auto start = std::chrono::steady_clock::now();
   hpo::StudySpec spec = hpo::load_study_spec(options.study_file);
   if (options.n_trials) spec.n_trials = *options.n_trials;

@@ -21,6 +21,9 @@ struct OptimizeOptions {
   std::optional<double> timeout_s;   // override the study's timeout_s
   std::optional<uint64_t> seed;      // override the study's seed
   std::optional<bool> memory_gate;   // override memory.gate
+
+  // n_trials >= 1, a finite timeout > 0: the command-line overrides obey the study file's rules.
+  std::optional<ConfigProblem> problem() const;
 };
 
 struct OptimizeSummary {

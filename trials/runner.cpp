@@ -58,6 +58,7 @@ StudyContext StudyContext::load(const hpo::StudySpec& spec, const std::atomic<bo
   context.spec = spec;
   context.settings = parse_study_settings(spec);
   context.fixed = study_trial_config(spec);
+  check_batch_sizes(context.settings, context.fixed, spec);
   context.device = resolve_device(context.fixed.device, spec.source.string());
   context.profile = memory::device_profile(context.device);
   context.budget_mb = context.settings.memory.budget_for(context.profile.usable_bytes());
@@ -224,9 +225,16 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   if (!std::isfinite(value)) {
     return finish(hpo::TrialState::Fail, {}, "non-finite objective value");
   }
-  std::filesystem::create_directories(context.weights_dir);
   const auto weights = context.weights_dir / ("trial-" + std::to_string(asked.number) + ".pt");
-  trainer.save_weights(weights);
+  try {
+    std::filesystem::create_directories(context.weights_dir);
+    trainer.save_weights(weights);
+  } catch (const std::exception& e) {  // a full disk: not the params' fault, so they are re-queued
+    outcome.interrupted = true;
+    finish(hpo::TrialState::Fail, {}, std::string("cannot save the weights: ") + e.what());
+    throw UserError("trial " + std::to_string(asked.number) + " is FAIL and its params re-queued: " + e.what() +
+                    " (bfhpo optimize resumes the study where it stopped)");
+  }
   record.system("weights", weights.string());
   return finish(hpo::TrialState::Complete, value, "");
 }

@@ -1,107 +1,63 @@
 #include "trials/study_settings.hpp"
 
-#include "common/closest_name.hpp"
-#include "common/user_error.hpp"
+#include "common/config_reader.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 namespace bfhpo::trials {
 namespace {
 
 using nlohmann::json;
 
-double positive_number(const json& value, const std::string& source, const std::string& field) {
-  if (!value.is_number() || value.get<double>() <= 0)
-    throw UserError::at(source, field, "expected a positive number, got " + value.dump(), "give a number > 0");
-  return value.get<double>();
-}
-
-bool boolean(const json& value, const std::string& source, const std::string& field) {
-  if (!value.is_boolean()) throw UserError::at(source, field, "expected true or false, got " + value.dump(), "give true or false");
-  return value.get<bool>();
-}
-
-void reject_unknown(const json& section, const std::string& name, const std::vector<std::string>& known,
-                    const std::string& source) {
-  for (const auto& item : section.items())
-    if (std::find(known.begin(), known.end(), item.key()) == known.end())
-      throw UserError::at(source, name + "." + item.key(), "unknown option",
-                          "did you mean '" + name + "." + closest_name(item.key(), known) + "'?");
-}
-
-OomRetryOptions parse_oom_retry(const json& section, const std::string& source) {
-  if (!section.is_object()) throw UserError::at(source, "memory.oom_retry", "expected an object", "see the README");
-  reject_unknown(section, "memory.oom_retry", {"min_batch_size", "backoff_factor", "item_chunk_ladder"}, source);
+OomRetryOptions parse_oom_retry(ConfigSection section) {
   OomRetryOptions options;
-  if (section.contains("min_batch_size")) {
-    const double n = positive_number(section["min_batch_size"], source, "memory.oom_retry.min_batch_size");
-    if (n != std::floor(n))
-      throw UserError::at(source, "memory.oom_retry.min_batch_size", "expected a whole number", "give e.g. 4");
-    options.min_batch_size = static_cast<int64_t>(n);
-  }
-  if (section.contains("backoff_factor")) {
-    options.backoff_factor = positive_number(section["backoff_factor"], source, "memory.oom_retry.backoff_factor");
-    if (options.backoff_factor <= 1.0)
-      throw UserError::at(source, "memory.oom_retry.backoff_factor", "must be > 1", "give e.g. 2");
-  }
-  if (section.contains("item_chunk_ladder")) {
-    const json& ladder = section["item_chunk_ladder"];
-    if (!ladder.is_array())
-      throw UserError::at(source, "memory.oom_retry.item_chunk_ladder", "expected a list", "give e.g. [16, 8, 4]");
+  if (const auto n = section.integer("min_batch_size", 1)) options.min_batch_size = *n;
+  if (const auto factor = section.number("backoff_factor")) options.backoff_factor = *factor;
+  if (const json* ladder = section.find("item_chunk_ladder")) {
+    if (!ladder->is_array())
+      throw section.error("item_chunk_ladder", "expected a list, got " + ladder->dump(), "give e.g. [16, 8, 4, 2, 1]");
     options.item_chunk_ladder.clear();
-    for (const auto& chunk : ladder) {
-      const double n = positive_number(chunk, source, "memory.oom_retry.item_chunk_ladder");
-      if (n != std::floor(n) || (!options.item_chunk_ladder.empty() && n >= options.item_chunk_ladder.back()))
-        throw UserError::at(source, "memory.oom_retry.item_chunk_ladder", "expected decreasing whole numbers",
-                            "give e.g. [16, 8, 4, 2, 1]");
-      options.item_chunk_ladder.push_back(static_cast<int64_t>(n));
-    }
+    for (std::size_t i = 0; i < ladder->size(); ++i)
+      options.item_chunk_ladder.push_back(config_integer(
+          (*ladder)[i], section.source(), section.field("item_chunk_ladder") + "[" + std::to_string(i) + "]", 1));
   }
+  section.reject_unknown_keys();
+  section.check(options.problem());
   return options;
 }
 
-MemorySettings parse_memory(const json& section, const std::string& source) {
-  if (!section.is_object()) throw UserError::at(source, "memory", "expected an object", "see the README");
-  reject_unknown(section, "memory", {"budget_mb", "auto_fraction", "gate", "probe", "oom_retry"}, source);
+MemorySettings parse_memory(ConfigSection section) {
   MemorySettings memory;
-  if (section.contains("budget_mb")) {
-    if (section["budget_mb"] == "auto") {
+  if (const json* budget = section.find("budget_mb")) {
+    if (*budget == "auto") {
       memory.budget_auto = true;
-    } else if (!section["budget_mb"].is_null()) {
-      if (!section["budget_mb"].is_number() || section["budget_mb"].get<double>() <= 0)
-        throw UserError::at(source, "memory.budget_mb", "expected a positive number of MB or \"auto\", got " +
-                            section["budget_mb"].dump(), "give e.g. 4096 or \"auto\"");
-      memory.budget_mb = section["budget_mb"].get<double>();
+    } else if (!budget->is_null()) {
+      if (!budget->is_number())
+        throw section.error("budget_mb", "expected a number of MB or \"auto\", got " + budget->dump(),
+                            "give e.g. 4096 or \"auto\"");
+      memory.budget_mb = config_number(*budget, section.source(), section.field("budget_mb"));
     }
   }
-  if (section.contains("auto_fraction")) {
-    memory.auto_fraction = positive_number(section["auto_fraction"], source, "memory.auto_fraction");
-    if (memory.auto_fraction > 1)
-      throw UserError::at(source, "memory.auto_fraction", "must be in (0, 1]", "give e.g. 0.9");
-  }
-  if (section.contains("gate")) memory.gate = boolean(section["gate"], source, "memory.gate");
-  if (section.contains("probe")) memory.probe = boolean(section["probe"], source, "memory.probe");
-  if (section.contains("oom_retry")) memory.oom_retry = parse_oom_retry(section["oom_retry"], source);
+  if (const auto fraction = section.number("auto_fraction")) memory.auto_fraction = *fraction;
+  if (const auto gate = section.boolean("gate")) memory.gate = *gate;
+  if (const auto probe = section.boolean("probe")) memory.probe = *probe;
+  if (auto oom_retry = section.section("oom_retry")) memory.oom_retry = parse_oom_retry(*oom_retry);
+  section.reject_unknown_keys();
+  section.check(memory.problem());
   return memory;
 }
 
 Objective parse_objective(const json& value, const std::string& source) {
-  Objective objective;
-  if (value == "val_nll") return objective;
+  if (value == "val_nll") return {1.0, 0.0};
   if (value == "calibration_error") return {0.0, 1.0};
-  if (value.is_object()) {
-    reject_unknown(value, "objective", {"val_nll", "calibration_error"}, source);
-    objective.val_nll_weight = value.value("val_nll", 0.0);
-    objective.calibration_error_weight = value.value("calibration_error", 0.0);
-    if (!value.value("val_nll", json(0)).is_number() || !value.value("calibration_error", json(0)).is_number() ||
-        (objective.val_nll_weight == 0 && objective.calibration_error_weight == 0))
-      throw UserError::at(source, "objective", "weights must be numbers, not all zero",
-                          "give e.g. {\"val_nll\": 1, \"calibration_error\": 10}");
-    return objective;
-  }
-  throw UserError::at(source, "objective", "unknown objective " + value.dump(),
-                      "use \"val_nll\", \"calibration_error\" or {\"val_nll\": w1, \"calibration_error\": w2}");
+  if (!value.is_object())
+    throw UserError::at(source, "objective", "unknown objective " + value.dump(),
+                        "use \"val_nll\", \"calibration_error\" or {\"val_nll\": w1, \"calibration_error\": w2}");
+  ConfigSection section(value, source, "objective");
+  Objective objective{section.number("val_nll").value_or(0.0), section.number("calibration_error").value_or(0.0)};
+  section.reject_unknown_keys();
+  section.check(objective.problem());
+  return objective;
 }
 
 }  // namespace
@@ -118,12 +74,47 @@ double Objective::value(double val_nll, double calibration_error) const {
   return total;
 }
 
+std::optional<ConfigProblem> MemorySettings::problem() const {
+  if (budget_mb && !(*budget_mb > 0))
+    return ConfigProblem{"budget_mb", "must be a positive number of MB, got " + std::to_string(*budget_mb),
+                         "give e.g. 4096 or \"auto\""};
+  if (!(auto_fraction > 0 && auto_fraction <= 1))
+    return ConfigProblem{"auto_fraction", "must be in (0, 1], got " + std::to_string(auto_fraction), "give e.g. 0.9"};
+  if (auto nested = oom_retry.problem()) return ConfigProblem{"oom_retry." + nested->field, nested->problem, nested->fix};
+  return std::nullopt;
+}
+
+std::optional<ConfigProblem> Objective::problem() const {
+  if (val_nll_weight < 0 || calibration_error_weight < 0 || (val_nll_weight == 0 && calibration_error_weight == 0))
+    return ConfigProblem{"", "weights must be >= 0 and not all zero",
+                         "give e.g. {\"val_nll\": 1, \"calibration_error\": 10}"};
+  return std::nullopt;
+}
+
 StudySettings parse_study_settings(const hpo::StudySpec& study) {
   const std::string source = study.source.string();
+  ConfigSection top(study.document, source, "");
   StudySettings settings;
-  if (study.document.contains("memory")) settings.memory = parse_memory(study.document["memory"], source);
-  if (study.document.contains("objective")) settings.objective = parse_objective(study.document["objective"], source);
+  if (auto memory = top.section("memory")) settings.memory = parse_memory(*memory);
+  if (const json* objective = top.find("objective")) settings.objective = parse_objective(*objective, source);
   return settings;
+}
+
+void check_batch_sizes(const StudySettings& settings, const TrialConfig& fixed, const hpo::StudySpec& study) {
+  int64_t largest = fixed.training.batch_size;
+  std::string where = "training.batch_size " + std::to_string(largest);
+  if (const hpo::ParamSpec* searched = study.search_space.find("training.batch_size")) {
+    if (const auto* range = std::get_if<hpo::IntDistribution>(&searched->distribution)) largest = range->high;
+    if (const auto* choices = std::get_if<hpo::CategoricalDistribution>(&searched->distribution))
+      for (const auto& choice : choices->choices)
+        if (choice.is_number()) largest = std::max(largest, choice.get<int64_t>());
+    where = "the largest searched training.batch_size " + std::to_string(largest);
+  }
+  const int64_t minimum = settings.memory.oom_retry.min_batch_size;
+  if (minimum > largest)
+    throw UserError::at(study.source.string(), "memory.oom_retry.min_batch_size",
+                        std::to_string(minimum) + " exceeds " + where + ": no trial could ever back off",
+                        "give a min_batch_size <= " + std::to_string(largest));
 }
 
 }  // namespace bfhpo::trials

@@ -14,8 +14,10 @@
 // no budget and the gate has nothing to check.
 #pragma once
 
+#include "common/config_reader.hpp"
 #include "hpo/study_spec.hpp"
 #include "trials/oom_retry.hpp"
+#include "trials/trial_config.hpp"
 
 #include <optional>
 #include <string>
@@ -32,6 +34,7 @@ struct MemorySettings {
 
   // The budget in MB on `device_total_bytes` of memory; none when unset.
   std::optional<double> budget_for(int64_t device_total_bytes) const;
+  std::optional<ConfigProblem> problem() const;  // field relative to "memory"
 };
 
 struct Objective {
@@ -39,6 +42,7 @@ struct Objective {
   double calibration_error_weight = 0.0;
 
   double value(double val_nll, double calibration_error) const;
+  std::optional<ConfigProblem> problem() const;  // weights >= 0, not all zero
 };
 
 struct StudySettings {
@@ -48,5 +52,8 @@ struct StudySettings {
 
 // UserError naming the study file, the field and the fix.
 StudySettings parse_study_settings(const hpo::StudySpec& study);
+// The checks across sections: memory.oom_retry.min_batch_size is at most the
+// largest batch size a trial can have (fixed or searched).
+void check_batch_sizes(const StudySettings& settings, const TrialConfig& fixed, const hpo::StudySpec& study);
 
 }  // namespace bfhpo::trials

@@ -1,19 +1,17 @@
 #include "trials/train_configuration.hpp"
 
-#include "common/json_file.hpp"
+#include "common/atomic_file.hpp"
+#include "common/config_reader.hpp"
 #include "hpo/study_spec.hpp"
 #include "trials/evaluation.hpp"
 
 #include <chrono>
-#include <fstream>
 
 namespace bfhpo::trials {
 namespace {
 
 void write_json(const std::filesystem::path& file, const nlohmann::json& value) {
-  std::ofstream out(file);
-  out << value.dump(2) << "\n";
-  if (!out) throw UserError::at(file.string(), "", "cannot write", "check the folder is writable and has space");
+  write_file_atomically(file, value.dump(2) + "\n");
 }
 
 }  // namespace
@@ -50,7 +48,7 @@ TrainOutcome train_configuration(const TrainRequest& request, const EpochCallbac
   // An export of a trial (`export --best`): train with the memory configuration and
   // batch size that trial settled on (gate, probe or OOM ladder), as its "config" says.
   if (!request.params_file.empty()) {
-    const nlohmann::json document = read_json_file(request.params_file, "params file");
+    const nlohmann::json document = read_config_file(request.params_file, "params file");
     if (document.is_object() && document.contains("config")) {
       const TrialConfig trained = parse_trial_config(document["config"], request.params_file.string());
       outcome.config.approximator.memory = trained.approximator.memory;

@@ -1,7 +1,11 @@
 #include "trials/trainer.hpp"
 
+#include "common/atomic_file.hpp"
+
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <sstream>
 #include <stdexcept>
 
 namespace bfhpo::trials {
@@ -26,6 +30,20 @@ std::string to_string(StopReason reason) {
     case StopReason::diverged: return "diverged";
   }
   throw std::logic_error("unknown stop reason");
+}
+
+std::optional<ConfigProblem> TrainingOptions::problem() const {
+  if (!(learning_rate > 0)) return ConfigProblem{"learning_rate", "must be positive", "give e.g. 5e-4"};
+  if (!(warmup_fraction >= 0 && warmup_fraction < 1))
+    return ConfigProblem{"warmup_fraction", "must be in [0, 1)", "give e.g. 0.05"};
+  if (!(clip_grad_norm >= 0))
+    return ConfigProblem{"clip_grad_norm", "must be >= 0, got " + std::to_string(clip_grad_norm),
+                         "give a norm such as 1.0, or 0 to turn clipping off"};
+  if (static_cast<int64_t>(epochs) * num_batches > std::numeric_limits<int>::max())
+    return ConfigProblem{"epochs", std::to_string(epochs) + " epochs x " + std::to_string(num_batches) +
+                                       " num_batches exceeds 2147483647 steps",
+                         "give fewer epochs or num_batches"};
+  return std::nullopt;
 }
 
 Trainer::Trainer(std::shared_ptr<models::ContinuousApproximatorImpl> approximator, models::IrtRanges ranges,
@@ -159,9 +177,13 @@ TrainingSummary Trainer::fit(const EpochCallback& on_epoch, const StepCallback& 
 }
 
 void Trainer::save_weights(const std::filesystem::path& path) const {
+  // Serialized in memory first: LibTorch's file writer terminates the process
+  // when a write fails (its destructor throws), so the file is written here.
   torch::serialize::OutputArchive archive;
   approximator_->save(archive);
-  archive.save_to(path.string());
+  std::ostringstream bytes;
+  archive.save_to(bytes);
+  write_file_atomically(path, bytes.str());
 }
 
 void Trainer::load_weights(const std::filesystem::path& path) {

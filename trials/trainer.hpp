@@ -15,6 +15,7 @@
 // without losing progress.
 #pragma once
 
+#include "common/config_reader.hpp"
 #include "models/approximator.hpp"
 #include "models/simulators/irt_simulator.hpp"
 
@@ -24,6 +25,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,9 +37,13 @@ struct TrainingOptions {
   int64_t batch_size = 32;         // simulated datasets per step
   double learning_rate = 5e-4;     // peak, after warm-up
   double warmup_fraction = 0.05;   // share of all steps with a linear ramp from 0
-  double clip_grad_norm = 1.0;     // global gradient-norm clip; <= 0 turns it off
+  double clip_grad_norm = 1.0;     // global gradient-norm clip; 0 turns it off
   int64_t validation_sims = 32;    // datasets in the fixed validation set
   uint64_t seed = 1;               // simulation and initialisation seed
+
+  // learning_rate > 0, warmup_fraction in [0, 1), clip_grad_norm >= 0, at
+  // most INT_MAX steps in all; field relative to "training".
+  std::optional<ConfigProblem> problem() const;
 };
 
 struct EpochReport {
@@ -99,6 +105,8 @@ class Trainer {
   models::ContinuousApproximatorImpl& approximator() { return *approximator_; }
   torch::optim::Adam& optimizer() { return optimizer_; }
 
+  // Atomically (common/atomic_file.hpp): a full disk leaves no partial file
+  // and is a UserError naming the file and the reason.
   void save_weights(const std::filesystem::path& path) const;
   void load_weights(const std::filesystem::path& path);
 

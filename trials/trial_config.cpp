@@ -1,9 +1,11 @@
 #include "trials/trial_config.hpp"
 
-#include "common/closest_name.hpp"
-#include "common/user_error.hpp"
+#include "common/config_reader.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <type_traits>
 
 namespace bfhpo::trials {
 namespace {
@@ -16,79 +18,62 @@ const std::vector<std::string>& training_fields() {
   return names;
 }
 
-double number_at(const json& value, const std::string& source, const std::string& field) {
-  if (!value.is_number()) throw UserError::at(source, field, "expected a number, got " + value.dump(), "give a number");
-  return value.get<double>();
-}
-
-int64_t integer_at(const json& value, const std::string& source, const std::string& field, int64_t minimum) {
-  const double x = number_at(value, source, field);
-  if (x != static_cast<double>(static_cast<int64_t>(x)) || x < static_cast<double>(minimum))
-    throw UserError::at(source, field, "expected an integer >= " + std::to_string(minimum) + ", got " + value.dump(),
-                        "give a whole number >= " + std::to_string(minimum));
-  return static_cast<int64_t>(x);
-}
-
 void set_training_field(TrialConfig& config, const std::string& key, const json& value, const std::string& source) {
   const std::string field = "training." + key;
+  constexpr int64_t kMaxInt = std::numeric_limits<int>::max();
   TrainingOptions& t = config.training;
   if (key == "epochs") {
-    t.epochs = static_cast<int>(integer_at(value, source, field, 1));
+    t.epochs = static_cast<int>(config_integer(value, source, field, 1, kMaxInt));
   } else if (key == "num_batches") {
-    t.num_batches = static_cast<int>(integer_at(value, source, field, 1));
+    t.num_batches = static_cast<int>(config_integer(value, source, field, 1, kMaxInt));
   } else if (key == "batch_size") {
-    t.batch_size = integer_at(value, source, field, 1);
+    t.batch_size = config_integer(value, source, field, 1);
   } else if (key == "validation_sims") {
-    t.validation_sims = integer_at(value, source, field, 1);
+    t.validation_sims = config_integer(value, source, field, 1);
   } else if (key == "learning_rate") {
-    t.learning_rate = number_at(value, source, field);
-    if (t.learning_rate <= 0) throw UserError::at(source, field, "must be positive", "give e.g. 5e-4");
+    t.learning_rate = config_number(value, source, field);
   } else if (key == "warmup_fraction") {
-    t.warmup_fraction = number_at(value, source, field);
-    if (t.warmup_fraction < 0 || t.warmup_fraction >= 1)
-      throw UserError::at(source, field, "must be in [0, 1)", "give e.g. 0.05");
+    t.warmup_fraction = config_number(value, source, field);
   } else if (key == "clip_grad_norm") {
-    t.clip_grad_norm = number_at(value, source, field);
+    t.clip_grad_norm = config_number(value, source, field);
   } else if (key == "device") {
     if (!value.is_string()) throw UserError::at(source, field, "expected a string", "use \"auto\", \"cpu\" or \"cuda\"");
     config.device = value.get<std::string>();
     resolve_device(config.device, source);
   } else {
-    throw UserError::at(source, field, "unknown training option",
-                        "did you mean 'training." + closest_name(key, training_fields()) + "'?");
+    throw std::logic_error("set_training_field: unchecked name " + field);
   }
+  if (const auto problem = t.problem()) throw UserError::at(source, "training." + problem->field, problem->problem, problem->fix);
 }
 
-std::pair<int64_t, int64_t> range_at(const json& section, const char* key, std::pair<int64_t, int64_t> fallback,
-                                     const std::string& source) {
-  if (!section.contains(key)) return fallback;
-  const std::string field = std::string("simulator.") + key;
-  const json& value = section[key];
-  if (value.is_number()) {
-    const int64_t n = integer_at(value, source, field, 1);
+std::pair<int64_t, int64_t> range_at(ConfigSection& section, const char* key, std::pair<int64_t, int64_t> fallback) {
+  const json* value = section.find(key);
+  if (!value) return fallback;
+  const std::string field = section.field(key);
+  if (value->is_number()) {
+    const int64_t n = config_integer(*value, section.source(), field, 1);
     return {n, n};
   }
-  if (!value.is_array() || value.size() != 2)
-    throw UserError::at(source, field, "expected [low, high] or a number", "give e.g. [15, 50]");
-  const int64_t low = integer_at(value[0], source, field, 1);
-  const int64_t high = integer_at(value[1], source, field, 1);
-  if (low > high) throw UserError::at(source, field, "low > high", "give [low, high] with low <= high");
+  if (!value->is_array() || value->size() != 2)
+    throw section.error(key, "expected [low, high] or a number", "give e.g. [15, 50]");
+  const int64_t low = config_integer((*value)[0], section.source(), field + "[0]", 1);
+  const int64_t high = config_integer((*value)[1], section.source(), field + "[1]", 1);
+  if (low > high) throw section.error(key, "low > high", "give [low, high] with low <= high");
   return {low, high};
 }
 
-void read_simulator(TrialConfig& config, const json& section, const std::string& source) {
-  if (!section.is_object()) throw UserError::at(source, "simulator", "expected an object", "see the README");
-  for (const auto& [key, value] : section.items()) {
-    if (key == "model") {
-      if (value != "2pl") throw UserError::at(source, "simulator.model", "unknown model " + value.dump(), "use \"2pl\"");
-    } else if (key != "n_items" && key != "n_persons") {
-      throw UserError::at(source, "simulator." + key, "unknown simulator option",
-                          "did you mean 'simulator." + closest_name(key, {"model", "n_items", "n_persons"}) + "'?");
-    }
-  }
+void read_simulator(TrialConfig& config, ConfigSection section) {
+  section.choice("model", {"2pl"});
   auto& r = config.ranges;
-  std::tie(r.min_items, r.max_items) = range_at(section, "n_items", {r.min_items, r.max_items}, source);
-  std::tie(r.min_persons, r.max_persons) = range_at(section, "n_persons", {r.min_persons, r.max_persons}, source);
+  std::tie(r.min_items, r.max_items) = range_at(section, "n_items", {r.min_items, r.max_items});
+  std::tie(r.min_persons, r.max_persons) = range_at(section, "n_persons", {r.min_persons, r.max_persons});
+  section.reject_unknown_keys();
+}
+
+void read_training(TrialConfig& config, ConfigSection section) {
+  for (const auto& key : training_fields())
+    if (const json* value = section.find(key)) set_training_field(config, key, *value, section.source());
+  section.reject_unknown_keys();
 }
 
 void read_approximator(TrialConfig& config, const json& section, const std::string& source) {
@@ -103,8 +88,19 @@ void read_approximator(TrialConfig& config, const json& section, const std::stri
   config.approximator = models::approximator_spec_from_json(spec, source);
 }
 
+std::vector<std::string> searchable_names() {
+  std::vector<std::string> names = models::approximator_field_names();
+  for (const auto& name : training_fields())
+    if (name != "device") names.push_back("training." + name);
+  return names;
+}
+
 // A param name: "training.x" or an ApproximatorSpec field.
 void apply_param(TrialConfig& config, const std::string& name, const json& value, const std::string& source) {
+  const std::vector<std::string> names = searchable_names();
+  if (std::find(names.begin(), names.end(), name) == names.end())
+    throw UserError::at(source, name, "does not name a training or approximator field",
+                        "did you mean '" + closest_name(name, names) + "'?");
   if (name.rfind("training.", 0) == 0) {
     set_training_field(config, name.substr(9), value, source);
   } else {
@@ -127,12 +123,10 @@ torch::Device resolve_device(const std::string& device, const std::string& sourc
 
 TrialConfig parse_trial_config(const json& document, const std::string& source) {
   TrialConfig config;
-  if (document.contains("simulator")) read_simulator(config, document["simulator"], source);
-  if (document.contains("training")) {
-    if (!document["training"].is_object()) throw UserError::at(source, "training", "expected an object", "see the README");
-    for (const auto& [key, value] : document["training"].items()) set_training_field(config, key, value, source);
-  }
-  if (document.contains("approximator")) read_approximator(config, document["approximator"], source);
+  ConfigSection top(document, source, "");
+  if (auto simulator = top.section("simulator")) read_simulator(config, *simulator);
+  if (auto training = top.section("training")) read_training(config, *training);
+  if (const json* approximator = top.find("approximator")) read_approximator(config, *approximator, source);
   return config;
 }
 
@@ -157,13 +151,31 @@ TrialConfig study_trial_config(const hpo::StudySpec& study) {
   const std::string source = study.source.string();
   TrialConfig config = parse_trial_config(study.document, source);
   config.training.seed = study.seed;
-  std::vector<std::string> searchable = models::approximator_field_names();
-  for (const auto& name : training_fields())
-    if (name != "device") searchable.push_back("training." + name);
+  // Every searched value is checked now, before a journal or a trial exists:
+  // every choice, or the range's ends and, for a float, a value inside (so a
+  // float range on an integer field is refused), each in the fixed config.
+  const std::vector<std::string> searchable = searchable_names();
   for (const auto& param : study.search_space.params()) {
     if (std::find(searchable.begin(), searchable.end(), param.name) == searchable.end())
       throw UserError::at(source, "search_space." + param.name, "does not name a training or approximator field",
                           "did you mean '" + closest_name(param.name, searchable) + "'?");
+    std::vector<json> values;
+    std::visit(
+        [&](const auto& d) {
+          using D = std::decay_t<decltype(d)>;
+          if constexpr (std::is_same_v<D, hpo::CategoricalDistribution>) {
+            values = d.choices;
+          } else {
+            values = {json(d.low), json(d.high)};
+            if constexpr (std::is_same_v<D, hpo::FloatDistribution>)
+              values.push_back(json(d.step ? d.low + *d.step : d.low + 0.381966 * (d.high - d.low)));
+          }
+        },
+        param.distribution);
+    for (const json& value : values) {
+      TrialConfig probe = config;
+      apply_param(probe, param.name, value, source + ": search_space." + param.name + " value " + value.dump());
+    }
   }
   return config;
 }

@@ -1,51 +1,9 @@
-# Bad input: exit 2, one message naming the file, the field and the fix, and nothing written.
+# Bad input to the verbs (tell's arguments, optimize's overrides, damaged or
+# foreign journals, a changed search space, a trial a live worker trains):
+# exit 2, one message naming the file, the field and the fix, nothing written.
+# Malformed study files: bad_study_files_test.sh.
 source "$(dirname "$0")/lib.sh"
 
-expect_user_error() {  # expect_user_error NEEDLE COMMAND...
-  local needle="$1"; shift
-  set +e
-  "$@" >"$WORK/out" 2>"$WORK/err"
-  local rc=$?
-  set -e
-  [ "$rc" -eq 2 ] || fail "expected exit 2, got $rc from: $* ($(cat "$WORK/err"))"
-  grep -qF -- "$needle" "$WORK/err" || fail "message lacks '$needle': $(cat "$WORK/err")"
-  grep -qF "Fix:" "$WORK/err" || fail "message lacks a fix: $(cat "$WORK/err")"
-}
-
-bad_study() {  # bad_study NAME JSON -> path; the study must not create a journal
-  printf '%s' "$2" > "$WORK/$1.json"
-  echo "$WORK/$1.json"
-}
-
-space='"search_space": {"x": {"type": "float", "low": 0, "high": 1}}'
-expect_user_error "field 'name'" "$BFHPO" ask "$(bad_study noname "{$space}")"
-expect_user_error "search_space.x.low" "$BFHPO" ask \
-  "$(bad_study lowhigh '{"name": "s", "search_space": {"x": {"type": "float", "low": 2, "high": 1}}}')"
-expect_user_error "log-scaled" "$BFHPO" ask \
-  "$(bad_study logzero '{"name": "s", "search_space": {"x": {"type": "float", "low": 0, "high": 1, "log": true}}}')"
-expect_user_error "unknown type" "$BFHPO" ask \
-  "$(bad_study type '{"name": "s", "search_space": {"x": {"type": "gaussian", "low": 0, "high": 1}}}')"
-expect_user_error "search_space.h.when" "$BFHPO" ask \
-  "$(bad_study when "{\"name\": \"s\", \"search_space\": {\"h\": {\"type\": \"int\", \"low\": 1, \"high\": 3, \"when\": {\"ghost\": 1}}}}")"
-expect_user_error "not valid JSON" "$BFHPO" ask "$(bad_study syntax '{"name": "s", ')"
-expect_user_error "direction" "$BFHPO" ask "$(bad_study direction "{\"name\": \"s\", \"direction\": \"down\", $space}")"
-expect_user_error "did you mean 'sampler.n_startup_trials'" "$BFHPO" ask \
-  "$(bad_study sampler_key "{\"name\": \"s\", \"sampler\": {\"type\": \"tpe\", \"n_startup_trails\": 5}, $space}")"
-expect_user_error "sampler.startup" "$BFHPO" ask \
-  "$(bad_study sampler_startup "{\"name\": \"s\", \"sampler\": {\"type\": \"tpe\", \"startup\": \"sobol\"}, $space}")"
-expect_user_error 'use "bfhpo" or "optuna"' "$BFHPO" ask \
-  "$(bad_study sampler_preset "{\"name\": \"s\", \"sampler\": {\"type\": \"tpe\", \"preset\": \"optuna3\"}, $space}")"
-# Training studies: a search-space name that maps to no field, a bad memory section.
-write_training_study "$WORK/dept.json" 2 '"search_space": {"flow.dept": {"type": "int", "low": 1, "high": 3}}'
-expect_user_error "did you mean 'flow.depth'" "$BFHPO" optimize "$WORK/dept.json"
-grep -qF "$WORK/dept.json" "$WORK/err" || fail "message does not name the file: $(cat "$WORK/err")"
-grep -qF "search_space.flow.dept" "$WORK/err" || fail "message does not name the field: $(cat "$WORK/err")"
-write_training_study "$WORK/budget.json" 2 '"memory": {"budget_mb": -5}'
-expect_user_error "memory.budget_mb" "$BFHPO" optimize "$WORK/budget.json"
-grep -qF "$WORK/budget.json" "$WORK/err" || fail "message does not name the file: $(cat "$WORK/err")"
-for f in "$WORK"/*.json; do
-  [ ! -e "$f.journal" ] || fail "a bad study wrote a journal: $f.journal"
-done
 
 # tell on unknown / finished trials, a corrupt journal and a journal of another study leave the journal untouched.
 write_study "$WORK/demo.json" 5
@@ -55,7 +13,21 @@ before="$(sha256sum < "$WORK/demo.json.journal")"
 expect_user_error "no trial 7" "$BFHPO" tell "$WORK/demo.json" --trial 7 --value 1
 expect_user_error "is COMPLETE, not RUNNING" "$BFHPO" tell "$WORK/demo.json" --trial 0 --value 1
 expect_user_error "not a number" "$BFHPO" tell "$WORK/demo.json" --trial 0 --value abc
+"$BFHPO" ask "$WORK/demo.json" > /dev/null  # trial 1, RUNNING
+before="$(sha256sum < "$WORK/demo.json.journal")"
+expect_user_error "'0x10' is not a number" "$BFHPO" tell "$WORK/demo.json" --trial 1 --value 0x10
+expect_user_error "'1e5x' is not a number" "$BFHPO" tell "$WORK/demo.json" --trial 1 --value 1e5x
+for v in inf -inf +inf Infinity nan NaN 1e400; do
+  expect_user_error "is not finite" "$BFHPO" tell "$WORK/demo.json" --trial 1 --value "$v"
+done
+expect_user_error "a FAIL trial takes no value" "$BFHPO" tell "$WORK/demo.json" --trial 1 --state fail --value 7
+expect_user_error "a PRUNED trial takes no value" "$BFHPO" tell "$WORK/demo.json" --trial 1 --state pruned --value 7
+expect_user_error "--step -5 is negative" "$BFHPO" tell "$WORK/demo.json" --trial 1 --step -5 --value 1
+expect_user_error "--step reports an intermediate value and --state finishes" \
+  "$BFHPO" tell "$WORK/demo.json" --trial 1 --step 2 --value 1 --state fail
 [ "$before" = "$(sha256sum < "$WORK/demo.json.journal")" ] || fail "a refused tell changed the journal"
+"$BFHPO" tell "$WORK/demo.json" --trial 1 --value 1e-3 | grep -q COMPLETE || fail "a plain decimal value was refused"
+before="$(sha256sum < "$WORK/demo.json.journal")"
 
 sed 's/"name": "demo"/"name": "other"/' "$WORK/demo.json" > "$WORK/other.json"
 cp "$WORK/demo.json.journal" "$WORK/other.json.journal"
@@ -68,6 +40,48 @@ corrupt_before="$(sha256sum < "$WORK/corrupt.journal")"
 expect_user_error "line 1" "$BFHPO" status "$WORK/corrupt.json"
 expect_user_error "line 1" "$BFHPO" ask "$WORK/corrupt.json"
 [ "$corrupt_before" = "$(sha256sum < "$WORK/corrupt.journal")" ] || fail "a corrupt journal was changed"
+
+# optimize's overrides obey the study file's rules.
+write_training_study "$WORK/overrides.json" 2
+expect_user_error "--n-trials -5 is not a positive number of trials" "$BFHPO" optimize "$WORK/overrides.json" --n-trials -5
+expect_user_error "--n-trials 0 is not a positive number of trials" "$BFHPO" optimize "$WORK/overrides.json" --n-trials 0
+expect_user_error "--timeout" "$BFHPO" optimize "$WORK/overrides.json" --timeout -1
+expect_user_error "--timeout" "$BFHPO" optimize "$WORK/overrides.json" --timeout nan
+expect_user_error "n-trials" "$BFHPO" optimize "$WORK/overrides.json" --n-trials 3000000000
+[ ! -e "$WORK/overrides.json.journal" ] || fail "a refused override wrote a journal"
+
+# A search space changed incompatibly under the same study name (float -> categorical), as Optuna refuses.
+write_study "$WORK/changed.json" 5
+"$BFHPO" ask "$WORK/changed.json" > /dev/null
+before="$(sha256sum < "$WORK/changed.json.journal")"
+sed -i 's/"lr":    {"type": "float", "low": 1e-4, "high": 1e-1, "log": true}/"lr": {"type": "categorical", "choices": [0.01, 0.1]}/' "$WORK/changed.json"
+grep -q categorical "$WORK/changed.json" || fail "the test did not change the search space"
+expect_user_error "search_space.lr': changed incompatibly under the same study name" "$BFHPO" ask "$WORK/changed.json"
+expect_user_error "now categorical" "$BFHPO" status "$WORK/changed.json"
+[ "$before" = "$(sha256sum < "$WORK/changed.json.journal")" ] || fail "a changed search space wrote to the journal"
+
+# A journal line with a trial state Optuna does not define: replay names the line.
+write_study "$WORK/state7.json" 5
+"$BFHPO" ask "$WORK/state7.json" > /dev/null
+echo '{"op_code": 6, "worker_id": "x", "trial_id": 0, "state": 7, "values": null, "datetime_complete": "2026-01-01T00:00:00"}' \
+  >> "$WORK/state7.json.journal"
+lines="$(wc -l < "$WORK/state7.json.journal")"
+expect_user_error "line $lines" "$BFHPO" status "$WORK/state7.json"
+grep -qF "trial state 7 is not one of Optuna's" "$WORK/err" || fail "the message does not name the state: $(cat "$WORK/err")"
+
+# A trial that a live optimize worker trains cannot be told; the worker then finishes normally.
+STUDY="$WORK/live.json"
+write_training_study "$STUDY" 1 \
+  '"training": {"epochs": 30, "num_batches": 6, "batch_size": 8, "validation_sims": 8, "device": "cpu"}'
+"$BFHPO" optimize "$STUDY" > "$WORK/live.out" 2> "$WORK/live.err" &
+BG_PIDS="$!"
+wait_for_line "$STUDY.journal" '"intermediate_value"'
+expect_user_error "is being trained by bfhpo optimize (pid $BG_PIDS" "$BFHPO" tell "$STUDY" --trial 0 --state fail
+expect_user_error "is being trained" "$BFHPO" tell "$STUDY" --trial 0 --step 1 --value 3
+kill -INT "$BG_PIDS"
+rc=0; wait "$BG_PIDS" || rc=$?
+BG_PIDS=""
+[ "$rc" -eq 130 ] || fail "the worker did not stop as interrupted (exit $rc): $(cat "$WORK/live.err")"
 
 expect_user_error "unknown verb" "$BFHPO" frobnicate
 echo "bad input: all checks passed"

@@ -12,6 +12,18 @@ OPTUNA_PYTHON=/usr/bin/python3  # Debian's python3 with python3-optuna
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# expect_user_error NEEDLE COMMAND...: exit 2 and a message with NEEDLE and a fix.
+expect_user_error() {
+  local needle="$1"; shift
+  set +e
+  "$@" >"$WORK/out" 2>"$WORK/err"
+  local rc=$?
+  set -e
+  [ "$rc" -eq 2 ] || fail "expected exit 2, got $rc from: $* ($(cat "$WORK/err"))"
+  grep -qF -- "$needle" "$WORK/err" || fail "message lacks '$needle': $(cat "$WORK/err")"
+  grep -qF "Fix:" "$WORK/err" || fail "message lacks a fix: $(cat "$WORK/err")"
+}
+
 write_study() {  # write_study FILE [N_TRIALS]
   cat > "$1" <<JSON
 {"name": "demo", "direction": "minimize", "n_trials": ${2:-20}, "seed": 1,
@@ -35,22 +47,25 @@ print(v)' "$1"
 
 # write_training_study FILE N_TRIALS [EXTRA] -> a tiny IRT training study (well under
 # a second a trial on CPU). EXTRA: more top-level members, e.g.
-# '"memory": {"budget_mb": 64}', or members that replace the defaults below
-# (a later duplicate key wins).
+# '"memory": {"budget_mb": 64}'; a member named below replaces that default
+# (a study file may not give a key twice).
 write_training_study() {
-  cat > "$1" <<JSON
-{"name": "tiny", "direction": "minimize", "n_trials": $2, "seed": 3,
- "sampler": {"type": "tpe"},
- "simulator": {"model": "2pl", "n_items": [6, 8], "n_persons": [40, 60]},
- "training": {"epochs": 2, "num_batches": 3, "batch_size": 8, "validation_sims": 8, "device": "cpu"},
- "approximator": {"summary.cell_dim": 8, "summary.cell_mlp_width": 16, "summary.cell_mlp_depth": 1,
-                  "summary.embed_dim": 16, "summary.attention_heads": 2, "summary.attention_layers": 1,
-                  "summary.summary_dim": 8, "flow.depth": 2, "flow.subnet_width": 16, "flow.subnet_depth": 1},
- "search_space": {
-   "training.learning_rate": {"type": "float", "low": 1e-4, "high": 1e-2, "log": true},
-   "flow.depth": {"type": "int", "low": 1, "high": 3}}${3:+,
- $3}}
-JSON
+  "$OPTUNA_PYTHON" - "$1" "$2" "{${3:-}}" <<'PY'
+import json, sys
+study = {"name": "tiny", "direction": "minimize", "n_trials": int(sys.argv[2]), "seed": 3,
+         "sampler": {"type": "tpe"},
+         "simulator": {"model": "2pl", "n_items": [6, 8], "n_persons": [40, 60]},
+         "training": {"epochs": 2, "num_batches": 3, "batch_size": 8, "validation_sims": 8, "device": "cpu"},
+         "approximator": {"summary.cell_dim": 8, "summary.cell_mlp_width": 16, "summary.cell_mlp_depth": 1,
+                          "summary.embed_dim": 16, "summary.attention_heads": 2, "summary.attention_layers": 1,
+                          "summary.summary_dim": 8, "flow.depth": 2, "flow.subnet_width": 16, "flow.subnet_depth": 1},
+         "search_space": {
+             "training.learning_rate": {"type": "float", "low": 1e-4, "high": 1e-2, "log": True},
+             "flow.depth": {"type": "int", "low": 1, "high": 3}}}
+study.update(json.loads(sys.argv[3]))
+with open(sys.argv[1], "w") as f:
+    json.dump(study, f, indent=1)
+PY
 }
 
 # journal_py JOURNAL SCRIPT [ARGS...]: runs SCRIPT with `study` = the Optuna

@@ -172,6 +172,23 @@ TEST_CASE("a corrupt line in the middle is an error naming the file and the line
   CHECK_THROWS_WITH(Journal(unknown.path), Catch::Contains("line 1") && Catch::Contains("op_code"));
 }
 
+TEST_CASE("a trial state Optuna does not define is an error naming the line, on either replay path") {
+  const std::string create = R"({"op_code": 0, "worker_id": "w", "study_name": "s", "directions": [1]})" "\n";
+  for (const std::string& line :
+       {std::string(R"({"op_code": 4, "worker_id": "w", "study_id": 0, "state": 7, "datetime_start": null})"),
+        std::string(R"({"op_code": 4, "worker_id": "w", "study_id": 0, "state": -1, "params": {}})"),
+        std::string(R"({"op_code": 6, "worker_id": "w", "trial_id": 0, "state": 7, "values": null})"),
+        std::string(R"({"op_code": 6, "worker_id": "w", "trial_id": 0, "state": 5, "values": [1.0], "x": {}})")}) {
+    ScratchJournal scratch("bad_state");
+    const bool sets_state = line.find("\"op_code\": 6") != std::string::npos;
+    scratch.append_raw(create);
+    if (sets_state) scratch.append_raw(R"({"op_code": 4, "worker_id": "w", "study_id": 0, "datetime_start": null})" "\n");
+    scratch.append_raw(line + "\n");
+    const std::string expected_line = sets_state ? "line 3" : "line 2";
+    CHECK_THROWS_WITH(Journal(scratch.path), Catch::Contains(expected_line) && Catch::Contains("is not one of Optuna's"));
+  }
+}
+
 TEST_CASE("Python's NaN and Infinity tokens are read, and written back as tokens") {
   ScratchJournal scratch("nan");
   scratch.append_raw(R"({"op_code": 0, "worker_id": "w", "study_name": "s", "directions": [1]})" "\n"

@@ -100,7 +100,7 @@ TEST_CASE("malformed search spaces name the file, the field and the fix") {
   CHECK_THAT(error_of(with("lr", R"({"type": "float", "low": 0, "high": 1, "log": true})")),
              Catch::Contains("log-scaled"));
   CHECK_THAT(error_of(with("lr", R"({"type": "float", "high": 1})")), Catch::Contains("search_space.lr.low"));
-  CHECK_THAT(error_of(with("lr", R"({"type": "normal", "low": 0, "high": 1})")), Catch::Contains("unknown type"));
+  CHECK_THAT(error_of(with("lr", R"({"type": "normal", "low": 0, "high": 1})")), Catch::Contains("unknown value \"normal\""));
   CHECK_THAT(error_of(with("h", R"({"type": "int", "low": 1, "high": 4, "when": {"nope": 1}})")),
              Catch::Contains("search_space.h.when") && Catch::Contains("'nope'"));
   CHECK_THAT(error_of(with("h", R"({"type": "int", "low": 1, "high": 4, "hihg": 3})")),
@@ -137,4 +137,66 @@ TEST_CASE("value_at_quantile is the prior's inverse CDF: monotone, from low to h
     if (const auto* i = std::get_if<IntDistribution>(&d); i && i->log) CHECK(reached.size() == 64);
   }
   CHECK(value_at_quantile(FloatDistribution{1e-4, 1, true, std::nullopt}, 0.5) == Approx(1e-2));
+}
+
+TEST_CASE("a step range that is not a whole number of steps is refused with the high Optuna would use") {
+  const auto space = [](const char* spec) { return json::parse(std::string(R"({"x": )") + spec + "}"); };
+  CHECK_THAT(error_of(space(R"({"type": "float", "low": 0, "high": 1, "step": 0.3})")),
+             Catch::Contains("search_space.x.high") && Catch::Contains("shrink high to 0.9"));
+  CHECK_THAT(error_of(space(R"({"type": "float", "low": 0, "high": 1, "step": 2})")),
+             Catch::Contains("search_space.x.step") && Catch::Contains("exceeds the range"));
+  CHECK_THAT(error_of(space(R"({"type": "int", "low": 0, "high": 10, "step": 3})")),
+             Catch::Contains("shrink high to 9"));
+  CHECK_THAT(error_of(space(R"({"type": "int", "low": 1, "high": 3, "step": 5})")), Catch::Contains("exceeds the range"));
+  // Ranges that are whole numbers of steps, including decimal steps a double cannot hold exactly.
+  for (const char* ok : {R"({"type": "float", "low": 0, "high": 1, "step": 0.1})",
+                         R"({"type": "float", "low": 0.1, "high": 0.7, "step": 0.2})",
+                         R"({"type": "float", "low": -1, "high": 1, "step": 0.25})",
+                         R"({"type": "int", "low": 2, "high": 10, "step": 4})"})
+    CHECK(error_of(space(ok)).empty());
+}
+
+TEST_CASE("a condition on a continuous float parent or on a value the parent never takes is refused") {
+  CHECK_THAT(error_of(json::parse(R"({"x": {"type": "float", "low": 0, "high": 1},
+                                      "h": {"type": "int", "low": 1, "high": 3, "when": {"x": 0.5}}})")),
+             Catch::Contains("search_space.h.when") && Catch::Contains("continuous float"));
+  CHECK_THAT(error_of(json::parse(R"({"n": {"type": "int", "low": 1, "high": 3},
+                                      "h": {"type": "int", "low": 1, "high": 3, "when": {"n": 9}}})")),
+             Catch::Contains("not a value of 'n'"));
+  // A float on a grid takes its grid values.
+  CHECK(error_of(json::parse(R"({"x": {"type": "float", "low": 0, "high": 1, "step": 0.5},
+                                 "h": {"type": "int", "low": 1, "high": 3, "when": {"x": 0.5}}})")).empty());
+}
+
+TEST_CASE("unknown keys in a parameter name the closest valid key; a type error names the expected type") {
+  CHECK_THAT(error_of(json::parse(R"({"x": {"type": "float", "low": 0, "high": 1, "logg": true}})")),
+             Catch::Contains("search_space.x.logg") && Catch::Contains("did you mean 'search_space.x.log'"));
+  CHECK_THAT(error_of(json::parse(R"({"x": {"type": "categorical", "choices": [1], "low": 0}})")),
+             Catch::Contains("search_space.x.low") && Catch::Contains("unknown key"));
+  CHECK_THAT(error_of(json::parse(R"({"x": {"type": "int", "low": "1", "high": 3}})")),
+             Catch::Contains("search_space.x.low") && Catch::Contains("expected an integer, got a string"));
+}
+
+TEST_CASE("check_compatible refuses what Optuna refuses and accepts a changed range") {
+  const SearchSpace recorded_space = SearchSpace::from_json(demo_space(), "study.json");
+  FrozenTrial trial;
+  trial.number = 4;
+  for (const auto& p : recorded_space.params()) trial.distributions[p.name] = p.distribution;
+  const std::vector<FrozenTrial> trials{trial};
+  const auto error_with = [&](const char* name, const char* spec) {
+    json space = demo_space();
+    space[name] = json::parse(spec);
+    try {
+      SearchSpace::from_json(space, "study.json").check_compatible(trials, "study.json");
+    } catch (const bfhpo::UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK_THAT(error_with("lr", R"({"type": "categorical", "choices": [0.1, 0.01]})"),
+             Catch::Contains("search_space.lr") && Catch::Contains("trial 4 recorded as float, now categorical"));
+  CHECK_THAT(error_with("lr", R"({"type": "float", "low": 1e-4, "high": 1e-1})"), Catch::Contains("log scale"));
+  CHECK_THAT(error_with("kind", R"({"type": "categorical", "choices": ["a", "b", "c"]})"), Catch::Contains("choices"));
+  CHECK(error_with("lr", R"({"type": "float", "low": 1e-5, "high": 1, "log": true})").empty());
+  CHECK(error_with("depth", R"({"type": "int", "low": 1, "high": 20})").empty());
 }

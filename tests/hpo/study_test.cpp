@@ -5,7 +5,9 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <csignal>
 #include <filesystem>
+#include <limits>
 #include <set>
 #include <thread>
 
@@ -259,4 +261,70 @@ TEST_CASE("the timeout is measured from opening the study") {
   CHECK_FALSE(study.timed_out());
   std::this_thread::sleep_for(std::chrono::milliseconds(80));
   CHECK(study.timed_out());
+}
+
+TEST_CASE("tell and report refuse non-finite values, values on PRUNED/FAIL and negative steps, writing nothing") {
+  ScratchStudy scratch("tell_values");
+  Study study = open(scratch.spec());
+  const AskedTrial t = study.ask();
+  const auto size = [&] { return std::filesystem::file_size(study.spec().storage); };
+  const auto before = size();
+  const double inf = std::numeric_limits<double>::infinity();
+  CHECK_THROWS_AS(study.tell(t.number, TrialState::Complete, inf), bfhpo::UserError);
+  CHECK_THROWS_AS(study.tell(t.number, TrialState::Complete, -inf), bfhpo::UserError);
+  CHECK_THROWS_AS(study.tell(t.number, TrialState::Complete, std::nan("")), bfhpo::UserError);
+  CHECK_THROWS_AS(study.tell(t.number, TrialState::Fail, 7.0), bfhpo::UserError);
+  CHECK_THROWS_AS(study.tell(t.number, TrialState::Pruned, 7.0), bfhpo::UserError);
+  CHECK_THROWS_AS(study.report(t.number, -5, 1.0), bfhpo::UserError);
+  CHECK(size() == before);
+  CHECK(study.trial(t.number).state == TrialState::Running);
+  study.tell(t.number, TrialState::Fail);
+  CHECK(study.trial(t.number).state == TrialState::Fail);
+  CHECK_FALSE(study.trial(t.number).value);
+}
+
+TEST_CASE("a trial that another live process on this host trains cannot be told or reported") {
+  ScratchStudy scratch("held");
+  const StudySpec spec = scratch.spec();
+  int number = 0;
+  int ready[2];
+  REQUIRE(::pipe(ready) == 0);
+  const pid_t worker = ::fork();
+  if (worker == 0) {  // the worker claims a trial and stays alive until killed
+    Study study = open(spec);
+    const AskedTrial t = study.ask();
+    study.claim_for_this_process(t.number);
+    (void)!::write(ready[1], &t.number, sizeof t.number);
+    ::pause();
+    ::_exit(0);
+  }
+  REQUIRE(::read(ready[0], &number, sizeof number) == sizeof number);
+  Study study = open(spec);
+  CHECK_THROWS_WITH(study.tell(number, TrialState::Fail),
+                    Catch::Contains("being trained by bfhpo optimize (pid " + std::to_string(worker)));
+  CHECK_THROWS_WITH(study.report(number, 1, 0.5), Catch::Contains("being trained"));
+  ::kill(worker, SIGKILL);
+  ::waitpid(worker, nullptr, 0);
+  // Its worker gone, the trial may be told (as `tell --state fail` releases a dead worker's trial).
+  CHECK_NOTHROW(study.tell(number, TrialState::Fail));
+  ::close(ready[0]);
+  ::close(ready[1]);
+}
+
+TEST_CASE("a study file whose parameter changed kind under the same study name is refused on open") {
+  ScratchStudy scratch("changed_space");
+  StudySpec spec = scratch.spec();
+  {
+    Study study = open(spec);
+    const AskedTrial t = study.ask();
+    study.tell(t.number, TrialState::Complete, objective(t.params));
+  }
+  json document = spec.document;
+  document["search_space"]["x"] = {{"type", "categorical"}, {"choices", {1, 2}}};
+  const StudySpec changed = parse_study_spec(document, spec.source);
+  const auto before = std::filesystem::file_size(spec.storage);
+  CHECK_THROWS_WITH(open(changed), Catch::Contains("search_space.x") && Catch::Contains("now categorical"));
+  CHECK(std::filesystem::file_size(spec.storage) == before);
+  document["search_space"]["x"] = {{"type", "float"}, {"low", -10}, {"high", 10}};  // a wider range: fine
+  CHECK_NOTHROW(open(parse_study_spec(document, spec.source)));
 }

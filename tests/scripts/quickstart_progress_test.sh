@@ -1,0 +1,25 @@
+# scripts/quickstart shows the build's progress (it used to discard it and
+# print nothing for minutes). A copy of scripts/ runs against a stub cmake
+# that prints Ninja-style progress and a stub bfhpo.
+set -euo pipefail
+SOURCE="$(cd "$(dirname "$0")/../.." && pwd)"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+mkdir -p "$WORK/root/build" "$WORK/bin"
+cp -r "$SOURCE/scripts" "$WORK/root/"
+cat > "$WORK/bin/cmake" <<'SH'
+#!/usr/bin/env bash
+case " $* " in
+  *" --build "*) echo "[1/2] Building CXX object trials/runner.cpp.o"; echo "[2/2] Linking CXX executable bfhpo" ;;
+  *) echo "-- Configuring done" ;;
+esac
+SH
+printf '#!/usr/bin/env bash\nexit 0\n' > "$WORK/root/build/bfhpo"
+chmod +x "$WORK/bin/cmake" "$WORK/root/build/bfhpo"
+# scripts/setup only checks here: the test command installed everything first.
+PATH="$WORK/bin:$PATH" bash "$WORK/root/scripts/quickstart" > "$WORK/out" 2>&1 || fail "quickstart failed: $(cat "$WORK/out")"
+grep -qF "[1/2] Building CXX object trials/runner.cpp.o" "$WORK/out" || fail "no build progress shown: $(cat "$WORK/out")"
+grep -qF "[2/2] Linking" "$WORK/out" || fail "the build's last step is not shown: $(cat "$WORK/out")"
+echo "quickstart progress: all checks passed"
