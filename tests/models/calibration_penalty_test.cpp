@@ -114,11 +114,23 @@ TEST_CASE("Rank penalty backward is the gradient of the sigmoid relaxation", "[c
   REQUIRE(true_lp.grad().item<double>() == Approx(-(dsigmoid / 2).sum().item<double>()));
 }
 
+// In float64: each flow-parameter gradient is a sum over 16 x 20 samples of
+// terms of both signs (ranks above and below the grid), so a change of
+// summation order (chunks of 7 vs one of 20, checkpoint recomputation, another
+// CPU's SIMD width) moves it by ~n * eps * sum|term|, not by eps * |gradient|:
+// in float32 that is ~1e-6 absolute, the size of the old atol, and an AMD EPYC
+// machine exceeded it. In float64 the same bound is ~1e-13; the tolerances
+// below leave a 1e3 margin above it and stay 1e6 below what a real difference
+// (a chunk dropped or counted twice, a gradient through the samples) makes.
 TEST_CASE("Calibration penalty: chunked and checkpointed equals one chunk and the plain computation", "[calibration]") {
   auto flow = perturbed_flow();
+  flow->to(torch::kFloat64);
+  // The training steps left float32 gradients, which zero_grad() would keep (libtorch 1.13) and
+  // backward would accumulate into: drop them so the gradients below are float64.
+  for (auto& p : flow->parameters()) p.mutable_grad() = torch::Tensor();
   torch::manual_seed(3);
-  auto theta = torch::randn({16, 2}).pow(3);
-  auto context = torch::randn({16, 3});
+  auto theta = torch::randn({16, 2}, torch::kFloat64).pow(3);
+  auto context = torch::randn({16, 3}, torch::kFloat64);
   for (bool conservative : {true, false}) {
     auto chunked = value_and_grads(flow, [&](const torch::Tensor& c) {
       return calibration_penalty(flow, theta, c, spec_with(conservative, 20, 7, 1.0));
@@ -137,12 +149,13 @@ TEST_CASE("Calibration penalty: chunked and checkpointed equals one chunk and th
       return rank_calibration_penalty(true_lp, sample_lp, spec_with(conservative, 20, 20, 1.0));
     }, context);
     REQUIRE(chunked.value > 0);
-    REQUIRE(chunked.value == Approx(whole.value).epsilon(1e-6));
-    REQUIRE(chunked.value == Approx(plain.value).epsilon(1e-6));
+    REQUIRE(chunked.value == Approx(whole.value).epsilon(1e-10));
+    REQUIRE(chunked.value == Approx(plain.value).epsilon(1e-10));
     double grad_norm = 0;
     for (size_t i = 0; i < chunked.grads.size(); ++i) {
-      REQUIRE(torch::allclose(chunked.grads[i], whole.grads[i], 1e-4, 1e-6));
-      REQUIRE(torch::allclose(chunked.grads[i], plain.grads[i], 1e-4, 1e-6));
+      REQUIRE(chunked.grads[i].scalar_type() == torch::kFloat64);
+      REQUIRE(torch::allclose(chunked.grads[i], whole.grads[i], 1e-9, 1e-10));
+      REQUIRE(torch::allclose(chunked.grads[i], plain.grads[i], 1e-9, 1e-10));
       grad_norm += chunked.grads[i].norm().item<double>();
     }
     REQUIRE(grad_norm > 1e-3);
