@@ -1,11 +1,11 @@
 // Replay speed: writes a journal of N trials (default 100,000; each with 10
 // params, a value and COMPLETE) as Optuna would, then times what a reader
-// pays to see them: opening a fresh Journal, replaying it and getting its
+// pays to see them: opening a fresh JournalStorage, replaying it and getting its
 // trials (trials_of, as Study's sampler, pruner and counts use them). Also
 // times, apart, a copy of them (trials(), as `bfhpo status` / export take
 // them). Prints JSON with the seconds. `bench_journal_replay N full` replays
 // with nlohmann for every line.
-#include "hpo/journal.hpp"
+#include "hpo/storage/journal_storage.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -20,7 +20,7 @@ using namespace bfhpo;
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::stoi(argv[1]) : 100000;
   const bool full = argc > 2 && std::string(argv[2]) == "full";
-  const auto replay = full ? hpo::Journal::Replay::Full : hpo::Journal::Replay::Fast;
+  const auto replay = full ? hpo::JournalStorage::Replay::Full : hpo::JournalStorage::Replay::Fast;
   const std::filesystem::path path = std::filesystem::temp_directory_path() / "bfhpo_replay_bench.journal";
   {
     std::ofstream out(path, std::ios::trunc);
@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   auto start = std::chrono::steady_clock::now();
-  hpo::Journal journal(path, replay);
+  hpo::JournalStorage journal(path, hpo::StorageAccess::ReadWrite, replay);
   const std::vector<hpo::FrozenTrial>& trials = journal.trials_of(0);
   const double replay_s = since(start);
   start = std::chrono::steady_clock::now();

@@ -3,6 +3,7 @@
 // asked trial told FAIL so the study stays at N finished trials for TPE.
 // Prints median and p95 in milliseconds as JSON.
 #include "hpo/sampler_factory.hpp"
+#include "hpo/storage/journal_storage.hpp"
 #include "hpo/study.hpp"
 
 #include <nlohmann/json.hpp>
@@ -24,7 +25,7 @@ int main(int argc, char** argv) {
   const hpo::StudySpec spec = hpo::parse_study_spec(
       {{"name", "ask"}, {"storage", path.string()}, {"n_trials", n + repeats}, {"search_space", space}}, "bench");
   {
-    hpo::Journal journal(path);
+    hpo::JournalStorage journal(path);
     const int study = journal.get_or_create_study(spec.name, spec.direction);
     std::mt19937_64 rng(7);
     std::uniform_real_distribution<double> uniform(-5.0, 5.0);

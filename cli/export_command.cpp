@@ -1,6 +1,5 @@
 #include "cli/command.hpp"
 #include "common/user_error.hpp"
-#include "hpo/sampler_factory.hpp"
 #include "hpo/study.hpp"
 #include "hpo/study_report.hpp"
 #include "trials/export.hpp"
@@ -26,7 +25,7 @@ int run_export(const std::vector<std::string>& args) {
     throw UserError("bfhpo export: --format '" + format + "' is unknown. Fix: use json, csv or bayesflow");
 
   hpo::StudySpec spec = hpo::load_study_spec(vm["study"].as<std::string>());
-  hpo::Study study(spec, hpo::make_sampler(spec), hpo::Study::Open::MustExist);
+  hpo::Study study(spec, nullptr, hpo::Study::Open::ReadOnly);
   const auto trials = study.trials();
   std::string text;
   if (format == "csv") {

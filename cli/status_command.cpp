@@ -1,5 +1,4 @@
 #include "cli/command.hpp"
-#include "hpo/sampler_factory.hpp"
 #include "hpo/study.hpp"
 #include "hpo/study_report.hpp"
 
@@ -14,7 +13,7 @@ int run_status(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse_verb_args("status", "STUDY.json [--json]", options, args, vm)) return 0;
   hpo::StudySpec spec = hpo::load_study_spec(vm["study"].as<std::string>());
-  hpo::Study study(spec, hpo::make_sampler(spec), hpo::Study::Open::MustExist);
+  hpo::Study study(spec, nullptr, hpo::Study::Open::ReadOnly);
   const auto trials = study.trials();
   if (vm.count("json")) std::cout << hpo::study_status_json(spec, trials).dump(2) << std::endl;
   else std::cout << hpo::study_status_table(spec, trials);

@@ -1,13 +1,17 @@
 #include "hpo/study.hpp"
 
 #include "common/user_error.hpp"
+#include "hpo/storage/open_storage.hpp"
+#include "hpo/storage/postgres_url.hpp"
 
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -46,11 +50,6 @@ std::optional<pid_t> live_other_worker(const FrozenTrial& trial) {
 
 }  // namespace
 
-double unix_seconds_now() {
-  using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
-}
-
 int count_finished(const std::vector<FrozenTrial>& trials) {
   std::set<int> requeued;
   for (const auto& t : trials)
@@ -72,107 +71,125 @@ std::optional<FrozenTrial> best_of(const std::vector<FrozenTrial>& trials, Study
   return best;
 }
 
-std::filesystem::path Study::checked_storage(const StudySpec& spec, Open open) {
-  if (open == Open::MustExist && !std::filesystem::exists(spec.storage))
-    throw UserError::at(spec.storage.string(), "", "the study has no journal yet",
+namespace {
+
+std::unique_ptr<Storage> open_study_storage(const StudySpec& spec, Study::Open open) {
+  const std::string where = spec.storage.string();
+  if (open != Study::Open::CreateIfMissing && !is_postgres_url(where) && !std::filesystem::exists(spec.storage))
+    throw UserError::at(where, "", "the study has no journal yet",
                         "run `bfhpo ask` or `bfhpo optimize` on " + spec.source.string() + " first");
-  return spec.storage;
+  return open_storage(where, open == Study::Open::ReadOnly ? StorageAccess::ReadOnly : StorageAccess::ReadWrite);
 }
 
+// Whether one more trial may start: finished plus RUNNING below n_trials.
+Admission room_below(int n_trials) {
+  return [n_trials](const std::vector<FrozenTrial>& trials) {
+    int running = 0;
+    for (const auto& t : trials) running += t.state == TrialState::Running;
+    return count_finished(trials) + running < n_trials;
+  };
+}
+
+bool always(const std::vector<FrozenTrial>&) { return true; }
+
+nlohmann::json heartbeat_attrs() { return {{kHeartbeatAttr, unix_seconds_now()}}; }
+
+}  // namespace
+
 Study::Study(StudySpec spec, std::unique_ptr<Sampler> sampler, Open open)
+    : Study(spec, open_study_storage(spec, open), std::move(sampler), open) {}
+
+Study::Study(StudySpec spec, std::unique_ptr<Storage> storage, std::unique_ptr<Sampler> sampler, Open open)
     : spec_(std::move(spec)),
       sampler_(std::move(sampler)),
       pruner_(make_pruner(spec_.pruner, spec_.source.string())),
-      journal_(checked_storage(spec_, open)) {
-  std::optional<int> existing = journal_.find_study(spec_.name);
+      storage_(std::move(storage)) {
+  std::optional<int> existing = storage_->find_study(spec_.name);
   if (!existing) {
-    std::vector<StudyRecord> others = journal_.studies();
+    std::vector<StudyRecord> others = storage_->studies();
     if (!others.empty())
-      throw UserError::at(spec_.storage.string(), "name",
-                          "this journal holds study '" + others.front().name + "', not '" + spec_.name + "'",
+      throw UserError::at(storage_->location(), "name",
+                          "this storage holds study '" + others.front().name + "', not '" + spec_.name + "'",
                           "set \"storage\" in " + spec_.source.string() + " to a journal of its own");
-    if (open == Open::MustExist)
-      throw UserError::at(spec_.storage.string(), "name", "no study '" + spec_.name + "' in this journal",
+    if (open != Open::CreateIfMissing)
+      throw UserError::at(storage_->location(), "name", "no study '" + spec_.name + "' in this storage",
                           "run `bfhpo ask` or `bfhpo optimize` first");
   }
-  study_id_ = journal_.get_or_create_study(spec_.name, spec_.direction);
-  spec_.search_space.check_compatible(journal_.trials_of(study_id_), spec_.source.string());
+  if (open == Open::ReadOnly) {
+    study_id_ = *existing;
+    const auto studies = storage_->studies();
+    const auto record = std::find_if(studies.begin(), studies.end(), [&](const StudyRecord& s) { return s.study_id == study_id_; });
+    if (record->direction != spec_.direction)
+      throw UserError::at(storage_->location(), "direction",
+                          "study '" + spec_.name + "' was created to " + to_string(record->direction) +
+                              ", the study file says " + to_string(spec_.direction),
+                          "use the storage's direction or a new storage");
+    return;
+  }
+  study_id_ = storage_->get_or_create_study(spec_.name, spec_.direction);
+  spec_.search_space.check_compatible(storage_->trials_of(study_id_), spec_.source.string());
 }
 
-std::optional<AskedTrial> Study::claim_waiting() {
-  journal_.sync();
-  // By index: each claim attempt writes, which may append to the trials.
-  for (std::size_t i = 0; i < journal_.trials_of(study_id_).size(); ++i) {
-    const FrozenTrial& waiting = journal_.trials_of(study_id_)[i];
-    if (waiting.state != TrialState::Waiting) continue;
-    const int trial_id = waiting.trial_id;
-    if (!journal_.set_trial_state_values(trial_id, TrialState::Running)) continue;  // another worker won
-    const FrozenTrial& claimed = journal_.trial(trial_id);
-    AskedTrial asked;
-    asked.number = claimed.number;
-    asked.trial_id = trial_id;
-    asked.params = claimed.params;
-    asked.from_queue = true;
-    journal_.set_trial_system_attr(asked.trial_id, kHeartbeatAttr, unix_seconds_now());
-    return asked;
-  }
-  return std::nullopt;
+std::optional<AskedTrial> Study::claim_waiting(const Admission& admit, const nlohmann::json& system_attrs) {
+  const std::optional<int> trial_id = storage_->claim_waiting_trial(study_id_, admit, system_attrs);
+  if (!trial_id) return std::nullopt;
+  const FrozenTrial& claimed = storage_->trial(*trial_id);
+  AskedTrial asked;
+  asked.number = claimed.number;
+  asked.trial_id = *trial_id;
+  asked.params = claimed.params;
+  asked.from_queue = true;
+  return asked;
 }
 
 AskedTrial Study::fill_new_trial(int trial_id, const FeasiblePredicate& feasible) {
+  if (!sampler_) throw std::logic_error("Study: ask on a study opened without a sampler");
   AskedTrial asked;
   asked.trial_id = trial_id;
-  asked.number = journal_.trial(asked.trial_id).number;
-  // Nothing was replayed since the trial was created, so it is the study's last.
-  const std::vector<FrozenTrial>& trials = journal_.trials_of(study_id_);
-  if (trials.back().trial_id != trial_id) throw std::logic_error("fill_new_trial: the new trial is not the last");
-  SampleRequest request{spec_.search_space, TrialSpan(trials, trials.size() - 1), spec_.direction,
-                        spec_.seed, asked.number, feasible};
+  asked.number = storage_->trial(trial_id).number;
+  // The sampler sees the trials before this one (index == number).
+  const std::vector<FrozenTrial>& trials = storage_->trials_of(study_id_);
+  SampleRequest request{spec_.search_space, TrialSpan(trials, static_cast<std::size_t>(asked.number)),
+                        spec_.direction, spec_.seed, asked.number, feasible};
   asked.proposal = sampler_->sample(request);
   asked.params = asked.proposal.params;
-  for (const auto& spec : spec_.search_space.params()) {
-    auto value = asked.params.find(spec.name);
-    if (value != asked.params.end())
-      journal_.set_trial_param(asked.trial_id, spec.name, value->second, spec.distribution);
-  }
-  journal_.set_trial_system_attr(asked.trial_id, kHeartbeatAttr, unix_seconds_now());
+  std::map<std::string, Distribution> distributions;
+  for (const auto& spec : spec_.search_space.params())
+    if (asked.params.count(spec.name)) distributions.emplace(spec.name, spec.distribution);
+  storage_->set_trial_params(asked.trial_id, asked.params, distributions);
   return asked;
 }
 
 AskedTrial Study::ask(const FeasiblePredicate& feasible) {
-  if (auto waiting = claim_waiting()) return *waiting;
-  return fill_new_trial(journal_.create_trial(study_id_), feasible);
+  if (auto waiting = claim_waiting(always, heartbeat_attrs())) return *waiting;
+  return fill_new_trial(*storage_->create_trial_if(study_id_, always, heartbeat_attrs()), feasible);
 }
 
 std::optional<AskedTrial> Study::ask_if_room(const FeasiblePredicate& feasible) {
-  if (auto waiting = claim_waiting()) return waiting;
-  const int limit = spec_.n_trials;
-  const auto created = journal_.create_trial_if(study_id_, [limit](const std::vector<FrozenTrial>& trials) {
-    int running = 0;
-    for (const auto& t : trials) running += t.state == TrialState::Running;
-    return count_finished(trials) + running < limit;
-  });
+  const Admission admit = room_below(spec_.n_trials);
+  if (auto waiting = claim_waiting(admit, heartbeat_attrs())) return waiting;
+  const auto created = storage_->create_trial_if(study_id_, admit, heartbeat_attrs());
   if (!created) return std::nullopt;
   return fill_new_trial(*created, feasible);
 }
 
 int Study::trial_id_of(int number) {
-  journal_.sync();
-  const auto& ids = journal_.study(study_id_).trial_ids;
-  if (number < 0 || number >= static_cast<int>(ids.size()))
-    throw UserError::at(spec_.storage.string(), "trial",
+  storage_->sync();
+  const auto& trials = storage_->trials_of(study_id_);
+  if (number < 0 || number >= static_cast<int>(trials.size()))
+    throw UserError::at(storage_->location(), "trial",
                         "study '" + spec_.name + "' has no trial " + std::to_string(number),
                         "use a trial number printed by `bfhpo ask` or `bfhpo status`");
-  return ids[number];
+  return trials[number].trial_id;
 }
 
-const FrozenTrial& Study::trial(int number) { return journal_.trial(trial_id_of(number)); }
+const FrozenTrial& Study::trial(int number) { return storage_->trial(trial_id_of(number)); }
 
 void Study::tell(int number, TrialState state, std::optional<double> value, const std::string& reason) {
   const int id = trial_id_of(number);
-  const FrozenTrial& current = journal_.trial(id);
+  const FrozenTrial& current = storage_->trial(id);
   if (current.state != TrialState::Running)
-    throw UserError::at(spec_.storage.string(), "trial",
+    throw UserError::at(storage_->location(), "trial",
                         "trial " + std::to_string(number) + " is " + to_string(current.state) + ", not RUNNING",
                         "tell only trials that `bfhpo ask` handed out and that are not finished");
   if (state == TrialState::Complete && (!value || !std::isfinite(*value)))
@@ -181,31 +198,31 @@ void Study::tell(int number, TrialState state, std::optional<double> value, cons
     throw UserError::at("tell", "value", std::string("a ") + to_string(state) + " trial takes no value",
                         "drop the value");
   refuse_if_held_by_another_worker(current);
-  if (!reason.empty()) journal_.set_trial_system_attr(id, kFailReasonAttr, reason);
-  if (!journal_.set_trial_state_values(id, state, value))
-    throw UserError::at(spec_.storage.string(), "trial", "trial " + std::to_string(number) + " was finished by another worker",
+  if (!reason.empty()) storage_->set_trial_system_attr(id, kFailReasonAttr, reason);
+  if (!storage_->set_trial_state_values(id, state, value))
+    throw UserError::at(storage_->location(), "trial", "trial " + std::to_string(number) + " was finished by another worker",
                         "do not tell one trial twice");
 }
 
 void Study::report(int number, int step, double value) {
   const int id = trial_id_of(number);
-  if (journal_.trial(id).state != TrialState::Running)
-    throw UserError::at(spec_.storage.string(), "trial",
-                        "trial " + std::to_string(number) + " is " + to_string(journal_.trial(id).state) +
+  if (storage_->trial(id).state != TrialState::Running)
+    throw UserError::at(storage_->location(), "trial",
+                        "trial " + std::to_string(number) + " is " + to_string(storage_->trial(id).state) +
                             ", not RUNNING; it takes no more reports",
                         "report only trials that are running");
   if (step < 0)
-    throw UserError::at(spec_.storage.string(), "step", "step " + std::to_string(step) + " is negative",
+    throw UserError::at(storage_->location(), "step", "step " + std::to_string(step) + " is negative",
                         "report steps 0, 1, 2, ...");
-  refuse_if_held_by_another_worker(journal_.trial(id));
-  journal_.set_trial_intermediate_value(id, step, value);
+  refuse_if_held_by_another_worker(storage_->trial(id));
+  storage_->set_trial_intermediate_value(id, step, value);
 }
 
 bool Study::should_prune(int number) {
   if (!pruner_) return false;
   const int id = trial_id_of(number);
-  PruneDecision decision = pruner_->decide(journal_.trial(id), journal_.trials_of(study_id_), spec_.direction);
-  for (const auto& [key, value] : decision.system_attrs) journal_.set_trial_system_attr(id, key, value);
+  PruneDecision decision = pruner_->decide(storage_->trial(id), storage_->trials_of(study_id_), spec_.direction);
+  for (const auto& [key, value] : decision.system_attrs) storage_->set_trial_system_attr(id, key, value);
   return decision.prune;
 }
 
@@ -218,36 +235,36 @@ int Study::enqueue(const Params& params) {
     if (!spec) throw std::invalid_argument("enqueue: '" + name + "' is not in the search space");
     waiting.distributions[name] = spec->distribution;
   }
-  return journal_.trial(journal_.create_trial(study_id_, &waiting)).number;
+  return storage_->trial(storage_->create_trial(study_id_, &waiting)).number;
 }
 
 void Study::refuse_if_held_by_another_worker(const FrozenTrial& trial) const {
   if (const auto pid = live_other_worker(trial))
-    throw UserError::at(spec_.storage.string(), "trial",
+    throw UserError::at(storage_->location(), "trial",
                         "trial " + std::to_string(trial.number) + " is being trained by bfhpo optimize (pid " +
                             std::to_string(*pid) + " on this host); telling it would pull it from under that worker",
                         "wait for it, or stop that worker (kill -INT " + std::to_string(*pid) +
                             ", which re-queues the trial) and tell another trial");
 }
 
-void Study::heartbeat(int number) { journal_.set_trial_system_attr(trial_id_of(number), kHeartbeatAttr, unix_seconds_now()); }
+void Study::heartbeat(int number) { storage_->record_heartbeat(trial_id_of(number)); }
 
 void Study::claim_for_this_process(int number) {
-  journal_.set_trial_system_attr(trial_id_of(number), kWorkerAttr, {{"host", host_name()}, {"pid", ::getpid()}});
+  storage_->set_trial_system_attr(trial_id_of(number), kWorkerAttr, {{"host", host_name()}, {"pid", ::getpid()}});
   heartbeat(number);
 }
 
 bool Study::fail_and_requeue(int number, const std::string& reason) {
   const FrozenTrial failed = trial(number);
   if (failed.state != TrialState::Running) return false;
-  journal_.set_trial_system_attr(failed.trial_id, kFailReasonAttr, reason);
-  if (!journal_.set_trial_state_values(failed.trial_id, TrialState::Fail)) return false;
+  storage_->set_trial_system_attr(failed.trial_id, kFailReasonAttr, reason);
+  if (!storage_->set_trial_state_values(failed.trial_id, TrialState::Fail)) return false;
   FrozenTrial copy;
   copy.state = TrialState::Waiting;
   copy.params = failed.params;
   copy.distributions = failed.distributions;
   copy.system_attrs[kRequeuedFromAttr] = failed.number;
-  journal_.create_trial(study_id_, &copy);
+  storage_->create_trial(study_id_, &copy);
   return true;
 }
 
@@ -276,18 +293,18 @@ bool Study::timed_out() const {
 }
 
 std::vector<FrozenTrial> Study::trials() {
-  journal_.sync();
-  return journal_.trials(study_id_);
+  storage_->sync();
+  return storage_->trials_of(study_id_);
 }
 
 std::optional<FrozenTrial> Study::best_trial() {
-  journal_.sync();
-  return best_of(journal_.trials_of(study_id_), spec_.direction);
+  storage_->sync();
+  return best_of(storage_->trials_of(study_id_), spec_.direction);
 }
 
 int Study::n_finished() {
-  journal_.sync();
-  return count_finished(journal_.trials_of(study_id_));
+  storage_->sync();
+  return count_finished(storage_->trials_of(study_id_));
 }
 
 }  // namespace bfhpo::hpo

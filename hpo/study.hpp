@@ -1,16 +1,17 @@
-// A study: the search space, a sampler, an optional pruner and the journal
-// that holds every trial. All state lives in the journal; a Study object is a
-// view on it that replays before each decision, so several processes can
-// drive one study and a crashed study resumes where it stopped.
+// A study: the search space, a sampler, an optional pruner and the storage
+// that holds every trial (storage/storage.hpp). All state lives in the
+// storage; a Study object is a view on it that syncs before each decision, so
+// several processes can drive one study and a crashed study resumes where it
+// stopped.
 //
 // Counting: the study is done when it holds `n_trials` finished trials
 // (COMPLETE, PRUNED, or FAIL that was not re-queued), whoever ran them, so a
 // resumed study stops where the user meant, not n_trials later.
 #pragma once
 
-#include "hpo/journal.hpp"
 #include "hpo/pruner.hpp"
 #include "hpo/sampler.hpp"
+#include "hpo/storage/storage.hpp"
 #include "hpo/study_spec.hpp"
 
 #include <chrono>
@@ -22,7 +23,6 @@
 namespace bfhpo::hpo {
 
 // System attribute names bfhpo records on trials.
-inline constexpr const char* kHeartbeatAttr = "bfhpo:heartbeat";      // unix seconds of the last sign of life
 inline constexpr const char* kFailReasonAttr = "bfhpo:fail_reason";   // why a trial is FAIL / PRUNED
 inline constexpr const char* kRequeuedFromAttr = "bfhpo:requeued_from";  // on a WAITING copy: the FAIL trial's number
 inline constexpr const char* kWorkerAttr = "bfhpo:worker";  // {"host", "pid"} of the process running the trial
@@ -37,24 +37,29 @@ struct AskedTrial {
 
 class Study {
  public:
-  enum class Open { CreateIfMissing, MustExist };
-  // Opens spec.storage and the study in it. A journal that holds other
-  // studies but not this one is a UserError (a journal of another study), as
-  // is a missing journal or study with Open::MustExist; nothing is written then.
+  // ReadOnly: the study must exist, nothing is written and no write
+  // permission is needed (status, export); the sampler may be null.
+  enum class Open { CreateIfMissing, MustExist, ReadOnly };
+  // Opens spec.storage (open_storage) and the study in it. A storage that
+  // holds other studies but not this one is a UserError (a storage of another
+  // study), as is a missing journal or study with Open::MustExist or
+  // ReadOnly; nothing is written then.
   Study(StudySpec spec, std::unique_ptr<Sampler> sampler, Open open = Open::CreateIfMissing);
+  // The same on a storage already open.
+  Study(StudySpec spec, std::unique_ptr<Storage> storage, std::unique_ptr<Sampler> sampler, Open open);
 
   const StudySpec& spec() const { return spec_; }
-  Journal& journal() { return journal_; }
+  Storage& storage() { return *storage_; }
   int study_id() const { return study_id_; }
 
   // Claims the oldest WAITING trial if any, else creates a RUNNING trial and
   // fills it with the sampler's proposal. Records the trial RUNNING.
   AskedTrial ask(const FeasiblePredicate& feasible = {});
-  // As ask, for workers that share the study: a WAITING trial is always
-  // served, but a new trial is created only while the study's finished plus
-  // RUNNING trials are fewer than n_trials, checked and created in one step
-  // under the journal's lock, so concurrent workers never overshoot n_trials.
-  // None when the study has enough trials started.
+  // As ask, for workers that share the study: a WAITING trial is claimed or
+  // a new trial created only while the study's finished plus RUNNING trials
+  // are fewer than n_trials, checked and done in one atomic step of the
+  // storage, so concurrent workers never overshoot n_trials (enqueued trials
+  // included). None when the study has enough trials started.
   std::optional<AskedTrial> ask_if_room(const FeasiblePredicate& feasible = {});
   // Finishes a RUNNING trial: COMPLETE with a finite value, PRUNED or FAIL
   // without one. Throws UserError for an unknown or finished trial, and for a
@@ -92,14 +97,13 @@ class Study {
  private:
   int trial_id_of(int number);
   void refuse_if_held_by_another_worker(const FrozenTrial& trial) const;
-  std::optional<AskedTrial> claim_waiting();
+  std::optional<AskedTrial> claim_waiting(const Admission& admit, const nlohmann::json& system_attrs);
   AskedTrial fill_new_trial(int trial_id, const FeasiblePredicate& feasible);
-  static std::filesystem::path checked_storage(const StudySpec& spec, Open open);
 
   StudySpec spec_;
   std::unique_ptr<Sampler> sampler_;
   std::unique_ptr<Pruner> pruner_;
-  Journal journal_;
+  std::unique_ptr<Storage> storage_;
   int study_id_ = 0;
   std::chrono::steady_clock::time_point opened_ = std::chrono::steady_clock::now();
 };
@@ -108,6 +112,5 @@ class Study {
 int count_finished(const std::vector<FrozenTrial>& trials);
 // The best COMPLETE trial of `trials` for `direction`, if any.
 std::optional<FrozenTrial> best_of(const std::vector<FrozenTrial>& trials, StudyDirection direction);
-double unix_seconds_now();
 
 }  // namespace bfhpo::hpo

@@ -3,6 +3,7 @@
 #include "common/config_reader.hpp"
 #include "hpo/pruner.hpp"
 #include "hpo/sampler_factory.hpp"
+#include "hpo/storage/postgres_url.hpp"
 
 namespace bfhpo::hpo {
 
@@ -44,7 +45,7 @@ StudySpec parse_study_spec(const json& document, const std::filesystem::path& so
   spec.search_space = SearchSpace::from_json(search_space ? *search_space : json(), file);
   if (const auto storage = top.string("storage")) {
     const std::filesystem::path path = *storage;
-    spec.storage = path.is_absolute() ? path : source.parent_path() / path;
+    spec.storage = is_postgres_url(*storage) || path.is_absolute() ? path : source.parent_path() / path;
   } else {
     spec.storage = source;
     spec.storage += ".journal";

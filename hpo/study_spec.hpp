@@ -35,7 +35,9 @@ struct StudySpec {
   nlohmann::json sampler = {{"type", "tpe"}};  // "type" plus that sampler's options
   nlohmann::json pruner = {{"type", "none"}};  // "type" plus that pruner's options
   SearchSpace search_space;
-  std::filesystem::path storage;  // the journal; default "<study file>.journal" beside it
+  // A journal path (default "<study file>.journal" beside it; relative paths
+  // are relative to the study file) or a postgresql:// URL, kept as written.
+  std::filesystem::path storage;
   nlohmann::json document;        // the whole file
 
   bool has_simulator() const { return document.contains("simulator"); }

@@ -55,7 +55,7 @@ OptimizeSummary optimize_study(const OptimizeOptions& options, const TrialObserv
     const std::optional<hpo::AskedTrial> next = study.ask_if_room(feasible);
     if (!next) break;  // finished + running trials reach n_trials: other workers finish the rest
     const hpo::AskedTrial& asked = *next;
-    study.journal().set_trial_system_attr(
+    study.storage().set_trial_system_attr(
         asked.trial_id, "bfhpo:ask_seconds",
         std::chrono::duration<double>(std::chrono::steady_clock::now() - ask_start).count());
     summary.outcomes.push_back(run_trial(study, asked, context, observer));

@@ -27,11 +27,11 @@ class TrialRecord {
   TrialRecord(hpo::Study& study, const hpo::AskedTrial& asked, TrialOutcome& outcome)
       : study_(study), trial_id_(asked.trial_id), outcome_(outcome) {}
   void system(const std::string& key, const nlohmann::json& value) {
-    study_.journal().set_trial_system_attr(trial_id_, "bfhpo:" + key, value);
+    study_.storage().set_trial_system_attr(trial_id_, "bfhpo:" + key, value);
     outcome_.attributes[key] = value;
   }
   void user(const std::string& key, const nlohmann::json& value) {
-    study_.journal().set_trial_user_attr(trial_id_, key, value);
+    study_.storage().set_trial_user_attr(trial_id_, key, value);
     outcome_.attributes[key] = value;
   }
 

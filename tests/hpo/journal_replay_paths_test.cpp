@@ -1,7 +1,7 @@
-// Journal::Replay::Fast (FlatJsonObject for the common lines) must give the
+// JournalStorage::Replay::Fast (FlatJsonObject for the common lines) must give the
 // same state, bit for bit, and the same errors as Replay::Full (nlohmann for
 // every line), on journals with every op code and the odd corners of JSON.
-#include "hpo/journal.hpp"
+#include "hpo/storage/journal_storage.hpp"
 #include "hpo/journal_json.hpp"
 
 #include <catch2/catch.hpp>
@@ -29,7 +29,7 @@ struct ScratchFile {
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-void check_same_state(const Journal& fast, const Journal& full) {
+void check_same_state(const JournalStorage& fast, const JournalStorage& full) {
   const auto fast_studies = fast.studies(), full_studies = full.studies();
   REQUIRE(fast_studies.size() == full_studies.size());
   for (std::size_t s = 0; s < fast_studies.size(); ++s) {
@@ -176,8 +176,8 @@ TEST_CASE("fast and full replay give bit-identical state on random journals with
     }
     if (seed % 2) text += R"({"op_code": 5, "trial_id": 0, "param_na)";  // a torn last line
     file.write(text);
-    Journal fast(file.path, Journal::Replay::Fast);
-    Journal full(file.path, Journal::Replay::Full);
+    JournalStorage fast(file.path, StorageAccess::ReadWrite, JournalStorage::Replay::Fast);
+    JournalStorage full(file.path, StorageAccess::ReadWrite, JournalStorage::Replay::Full);
     check_same_state(fast, full);
   }
 }
@@ -203,12 +203,12 @@ TEST_CASE("fast and full replay report a corrupt line with the same error") {
     file.write(head + bad + "\n" + tail);
     std::string fast_error, full_error;
     try {
-      Journal j(file.path, Journal::Replay::Fast);
+      JournalStorage j(file.path, StorageAccess::ReadWrite, JournalStorage::Replay::Fast);
     } catch (const std::exception& e) {
       fast_error = e.what();
     }
     try {
-      Journal j(file.path, Journal::Replay::Full);
+      JournalStorage j(file.path, StorageAccess::ReadWrite, JournalStorage::Replay::Full);
     } catch (const std::exception& e) {
       full_error = e.what();
     }

@@ -1,5 +1,5 @@
 #include "common/user_error.hpp"
-#include "hpo/journal.hpp"
+#include "hpo/storage/journal_storage.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -51,7 +51,7 @@ void check_same(const std::vector<FrozenTrial>& a, const std::vector<FrozenTrial
 TEST_CASE("replaying a journal gives the writer's in-memory state, for random sequences of operations") {
   for (unsigned seed = 0; seed < 5; ++seed) {
     ScratchJournal scratch("replay" + std::to_string(seed));
-    Journal writer(scratch.path);
+    JournalStorage writer(scratch.path);
     int study = writer.get_or_create_study("s", StudyDirection::Minimize);
     std::mt19937 rng(seed);
     std::vector<int> open;
@@ -63,7 +63,10 @@ TEST_CASE("replaying a journal gives the writer's in-memory state, for random se
       }
       int id = open[rng() % open.size()];
       double v = std::uniform_real_distribution<double>(-1, 1)(rng);
-      if (kind == 1) writer.set_trial_param(id, "x" + std::to_string(rng() % 3), v, kX);
+      if (kind == 1) {
+        const std::string name = "x" + std::to_string(rng() % 3);
+        writer.set_trial_params(id, {{name, v}}, {{name, kX}});
+      }
       if (kind == 2) writer.set_trial_intermediate_value(id, static_cast<int>(rng() % 10), rng() % 7 ? v : NAN);
       if (kind == 3) writer.set_trial_user_attr(id, "u", v);
       if (kind == 4) writer.set_trial_system_attr(id, "s", {{"nested", v}});
@@ -73,14 +76,14 @@ TEST_CASE("replaying a journal gives the writer's in-memory state, for random se
         open.erase(std::find(open.begin(), open.end(), id));
       }
     }
-    Journal reader(scratch.path);
+    JournalStorage reader(scratch.path);
     check_same(writer.trials(study), reader.trials(study));
   }
 }
 
 TEST_CASE("two journals on one file see each other's trials, ids follow log order") {
   ScratchJournal scratch("shared");
-  Journal a(scratch.path), b(scratch.path);
+  JournalStorage a(scratch.path), b(scratch.path);
   int study = a.get_or_create_study("s", StudyDirection::Maximize);
   CHECK(b.get_or_create_study("s", StudyDirection::Maximize) == study);
   int t0 = a.create_trial(study);
@@ -99,14 +102,14 @@ TEST_CASE("two journals on one file see each other's trials, ids follow log orde
 
 TEST_CASE("trials_of gives each study's trials in number order when their lines interleave") {
   ScratchJournal scratch("two_studies");
-  Journal j(scratch.path);
+  JournalStorage j(scratch.path);
   const int a = j.get_or_create_study("a", StudyDirection::Minimize);
   const int b = j.get_or_create_study("b", StudyDirection::Maximize);
   const int a0 = j.create_trial(a), b0 = j.create_trial(b), a1 = j.create_trial(a);
-  j.set_trial_param(a1, "x", 0.25, kX);
+  j.set_trial_params(a1, {{"x", 0.25}}, {{"x", kX}});
   j.set_trial_state_values(b0, TrialState::Complete, 2.0);
-  Journal reader(scratch.path);
-  for (const Journal* view : {&j, &reader}) {
+  JournalStorage reader(scratch.path);
+  for (const JournalStorage* view : {&j, &reader}) {
     const std::vector<FrozenTrial>& in_a = view->trials_of(a);
     REQUIRE(in_a.size() == 2);
     CHECK(in_a[0].trial_id == a0);
@@ -123,7 +126,7 @@ TEST_CASE("trials_of gives each study's trials in number order when their lines 
 
 TEST_CASE("a WAITING trial is claimed once and a finished trial never changes") {
   ScratchJournal scratch("claim");
-  Journal a(scratch.path), b(scratch.path);
+  JournalStorage a(scratch.path), b(scratch.path);
   int study = a.get_or_create_study("s", StudyDirection::Minimize);
   FrozenTrial waiting;
   waiting.state = TrialState::Waiting;
@@ -136,40 +139,40 @@ TEST_CASE("a WAITING trial is claimed once and a finished trial never changes") 
   CHECK(b.trial(id).params.at("x") == 0.5);
   CHECK(a.set_trial_state_values(id, TrialState::Complete, 1.0));
   CHECK_FALSE(b.set_trial_state_values(id, TrialState::Fail));
-  CHECK(Journal(scratch.path).trial(id).state == TrialState::Complete);
+  CHECK(JournalStorage(scratch.path).trial(id).state == TrialState::Complete);
 }
 
 TEST_CASE("an incomplete last line is ignored by readers and repaired by the next writer") {
   ScratchJournal scratch("torn");
   {
-    Journal j(scratch.path);
+    JournalStorage j(scratch.path);
     int study = j.get_or_create_study("s", StudyDirection::Minimize);
     j.set_trial_state_values(j.create_trial(study), TrialState::Complete, 1.0);
   }
   const std::string intact = scratch.text();
   scratch.append_raw(R"({"op_code": 4, "worker_id": "crashed", "study_id": 0, "datet)");
-  Journal reader(scratch.path);
+  JournalStorage reader(scratch.path);
   CHECK(reader.trials(0).size() == 1);
   int next = reader.create_trial(0);
   CHECK(next == 1);
   const std::string repaired = scratch.text();
   CHECK(repaired.compare(0, intact.size(), intact) == 0);
   CHECK(repaired.find("crashed") == std::string::npos);
-  CHECK(Journal(scratch.path).trials(0).size() == 2);
+  CHECK(JournalStorage(scratch.path).trials(0).size() == 2);
 }
 
 TEST_CASE("a corrupt line in the middle is an error naming the file and the line") {
   ScratchJournal scratch("corrupt");
   {
-    Journal j(scratch.path);
+    JournalStorage j(scratch.path);
     j.get_or_create_study("s", StudyDirection::Minimize);
   }
   scratch.append_raw("{not json\n");
   scratch.append_raw(R"({"op_code": 4, "worker_id": "w", "study_id": 0, "datetime_start": null})" "\n");
-  CHECK_THROWS_WITH(Journal(scratch.path), Catch::Contains(scratch.path.string()) && Catch::Contains("line 2"));
+  CHECK_THROWS_WITH(JournalStorage(scratch.path), Catch::Contains(scratch.path.string()) && Catch::Contains("line 2"));
   ScratchJournal unknown("unknown_op");
   unknown.append_raw(R"({"op_code": 42, "worker_id": "w"})" "\n");
-  CHECK_THROWS_WITH(Journal(unknown.path), Catch::Contains("line 1") && Catch::Contains("op_code"));
+  CHECK_THROWS_WITH(JournalStorage(unknown.path), Catch::Contains("line 1") && Catch::Contains("op_code"));
 }
 
 TEST_CASE("a trial state Optuna does not define is an error naming the line, on either replay path") {
@@ -196,12 +199,12 @@ TEST_CASE("Python's NaN and Infinity tokens are read, and written back as tokens
                      R"({"op_code": 7, "worker_id": "w", "trial_id": 0, "step": 1, "intermediate_value": NaN})" "\n"
                      R"({"op_code": 8, "worker_id": "w", "trial_id": 0, "user_attr": {"note": "NaN Infinity"}})" "\n"
                      R"({"op_code": 6, "worker_id": "w", "trial_id": 0, "state": 1, "values": [-Infinity], "datetime_complete": "2026-01-01T00:00:01"})" "\n");
-  Journal j(scratch.path);
+  JournalStorage j(scratch.path);
   const FrozenTrial& t = j.trial(0);
   CHECK(std::isnan(t.intermediate_values.at(1)));
   CHECK(t.user_attrs["note"] == "NaN Infinity");
   CHECK(*t.value == -INFINITY);
   j.set_trial_user_attr(j.create_trial(0), "v", NAN);
   CHECK(scratch.text().find(R"("v":NaN)") != std::string::npos);
-  CHECK(std::isnan(Journal(scratch.path).trial(1).user_attrs["v"].get<double>()));
+  CHECK(std::isnan(JournalStorage(scratch.path).trial(1).user_attrs["v"].get<double>()));
 }

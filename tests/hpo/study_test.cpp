@@ -113,7 +113,7 @@ TEST_CASE("a stale RUNNING trial becomes FAIL and is re-queued with the same par
   StudySpec spec = scratch.spec(2);
   Study study = open(spec);
   AskedTrial crashed = study.ask();
-  study.journal().set_trial_system_attr(crashed.trial_id, kHeartbeatAttr, unix_seconds_now() - 600);
+  study.storage().set_trial_system_attr(crashed.trial_id, kHeartbeatAttr, unix_seconds_now() - 600);
   AskedTrial alive = study.ask();  // fresh heartbeat: must survive recovery
 
   Study other_worker = open(spec);
@@ -145,7 +145,7 @@ TEST_CASE("a RUNNING trial whose worker process on this host is gone is re-queue
   ::waitpid(child, &status, 0);  // the child is gone now
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
-  study.journal().set_trial_system_attr(orphan.trial_id, kWorkerAttr, {{"host", host}, {"pid", child}});
+  study.storage().set_trial_system_attr(orphan.trial_id, kWorkerAttr, {{"host", host}, {"pid", child}});
   study.heartbeat(orphan.number);  // a fresh heartbeat does not keep a dead worker's trial
 
   Study restarted = open(spec);

@@ -1,22 +1,20 @@
-#include "hpo/journal.hpp"
+#include "hpo/storage/journal_storage.hpp"
 
 #include "common/user_error.hpp"
 #include "hpo/flat_json.hpp"
 #include "hpo/journal_json.hpp"
 
-#include <cerrno>
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <ctime>
+#include <iostream>
 #include <limits>
 #include <map>
 #include <random>
 #include <stdexcept>
 #include <unordered_map>
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace bfhpo::hpo {
@@ -35,6 +33,7 @@ enum OpCode {
   kSetTrialIntermediateValue = 7,
   kSetTrialUserAttr = 8,
   kSetTrialSystemAttr = 9,
+  kDiscardTrials = 10,
 };
 
 std::string make_worker_id() {
@@ -67,27 +66,15 @@ std::string isoformat_now() {
   return std::string(text) + fraction;
 }
 
-// Exclusive flock on the journal for the scope; released by the kernel if the process dies.
-class FileLock {
- public:
-  explicit FileLock(int fd) : fd_(fd) {
-    while (::flock(fd_, LOCK_EX) != 0)
-      if (errno != EINTR) throw std::runtime_error(std::string("flock failed: ") + std::strerror(errno));
-  }
-  ~FileLock() { ::flock(fd_, LOCK_UN); }
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-
- private:
-  int fd_;
-};
-
 }  // namespace
 
-struct Journal::State {
-  int fd = -1;
-  std::uint64_t offset = 0;     // bytes of complete lines applied
-  std::uint64_t lines_read = 0;  // complete lines applied
+struct JournalStorage::State {
+  std::uint64_t offset = 0;        // bytes of the records applied
+  bool ends_with_newline = true;   // whether those bytes end in '\n' (a last record may lack it)
+  std::uint64_t lines_read = 0;    // records applied
+  std::string own_worker;          // this object's worker_id
+  std::optional<int> created_by_own;  // the last trial this object's worker created, by log order
+  bool warned_discard = false;
   std::vector<StudyRecord> studies;  // index = study_id; deleted studies keep their slot
   std::vector<bool> study_deleted;
   std::vector<std::vector<FrozenTrial>> study_trials;  // index = study_id; each in number order
@@ -122,10 +109,10 @@ struct Journal::State {
   bool trial_updatable(int id) { return trial_exists(id) && !trial(id).is_finished(); }
 
   // --- the changes of the log lines, their fields already read ---
-  void add_trial(int study_id, FrozenTrial t) {
+  void add_trial(int study_id, FrozenTrial t, bool by_own_worker) {
     t.trial_id = n_trials();
-    t.number = static_cast<int>(studies[study_id].trial_ids.size());
-    studies[study_id].trial_ids.push_back(t.trial_id);
+    if (by_own_worker) created_by_own = t.trial_id;
+    t.number = static_cast<int>(study_trials[study_id].size());
     trial_at.push_back({study_id, t.number});
     study_trials[study_id].push_back(std::move(t));
   }
@@ -198,7 +185,7 @@ struct Journal::State {
           t.datetime_start = log["datetime_start"].get<std::string>();
         if (log.contains("datetime_complete") && log["datetime_complete"].is_string())
           t.datetime_complete = log["datetime_complete"].get<std::string>();
-        add_trial(study_id, std::move(t));
+        add_trial(study_id, std::move(t), log.contains("worker_id") && log["worker_id"] == own_worker);
         return;
       }
       case kSetTrialParam: {
@@ -241,6 +228,13 @@ struct Journal::State {
             .update(log.at(user ? "user_attr" : "system_attr"));
         return;
       }
+      case kDiscardTrials:
+        // Optuna >= 5 skips it too (only Rustuna applies it).
+        if (!warned_discard)
+          std::cerr << "bfhpo: warning: the journal holds op_code 10 (DISCARD_TRIALS, written by Rustuna); "
+                       "skipped, as Optuna skips it\n";
+        warned_discard = true;
+        return;
       default:
         throw std::invalid_argument("unknown op_code " + log["op_code"].dump());
     }
@@ -291,7 +285,8 @@ struct Journal::State {
         t.state = trial_state_from_code(state);
         if (start) t.datetime_start = std::move(*start);
         if (complete) t.datetime_complete = std::move(*complete);
-        add_trial(id, std::move(t));
+        const auto* worker = log.find("worker_id");
+        add_trial(id, std::move(t), worker && worker->kind == Kind::String && worker->raw_string == own_worker);
         return true;
       }
       case kSetTrialParam: {
@@ -345,248 +340,253 @@ struct Journal::State {
     }
   }
 
-  void apply_line(const std::string_view line, Journal::Replay replay) {
-    if (replay == Journal::Replay::Fast) {
+  void apply_line(const std::string_view line, JournalStorage::Replay replay) {
+    if (replay == JournalStorage::Replay::Fast) {
       if (scanned.scan(line) && apply_scanned(scanned)) return;
     }
     apply(parse_python_json(std::string(line)));
   }
 };
 
-Journal::Journal(std::filesystem::path path, Replay replay)
-    : path_(std::move(path)), worker_id_(make_worker_id()), replay_(replay), state_(std::make_unique<State>()) {
-  state_->fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (state_->fd < 0)
-    throw UserError::at(path_.string(), "", std::string("cannot open the journal: ") + std::strerror(errno),
-                        "check that the folder exists and is writable");
+JournalStorage::JournalStorage(std::filesystem::path path, StorageAccess access, Replay replay)
+    : file_(std::move(path), access), worker_id_(make_worker_id()), replay_(replay), state_(std::make_unique<State>()) {
+  state_->own_worker = worker_id_;
   sync();
 }
 
-Journal::~Journal() {
-  if (state_ && state_->fd >= 0) ::close(state_->fd);
+JournalStorage::~JournalStorage() = default;
+
+void JournalStorage::sync() {
+  State& s = *state_;
+  const auto apply = [&](std::string_view line) {
+    const std::uint64_t line_number = s.lines_read + 1;
+    try {
+      s.apply_line(line, replay_);
+    } catch (const std::exception& e) {
+      throw UserError::at(path().string(), "line " + std::to_string(line_number),
+                          std::string("corrupt journal line (") + e.what() + ")",
+                          "restore the journal from a backup, or delete that line if you know what it held");
+    }
+    s.lines_read = line_number;
+  };
+  const JournalFile::Read read = file_.read_from(s.offset, [&](std::string_view line) {
+    // The '\n' a writer added after a last record that lacked it.
+    if (!s.ends_with_newline && line.empty()) {
+      s.ends_with_newline = true;
+      s.offset += 1;
+      return;
+    }
+    apply(line);
+    s.offset += line.size() + 1;
+    s.ends_with_newline = true;
+  });
+  // A last record without '\n' is complete when it is a whole JSON object;
+  // anything else there is a write in progress or torn: left for later.
+  if (read.tail.empty()) return;
+  bool whole = false;
+  try {
+    whole = parse_python_json(read.tail).is_object();
+  } catch (const std::exception&) {
+  }
+  if (!whole) return;
+  apply(read.tail);
+  s.offset += read.tail.size();
+  s.ends_with_newline = false;
 }
 
-void Journal::sync() {
-  struct stat info {};
-  if (::fstat(state_->fd, &info) != 0) throw std::runtime_error("fstat of the journal failed");
-  const auto size = static_cast<std::uint64_t>(info.st_size);
-  if (size <= state_->offset) return;
-  // Read in chunks, so a long journal is never held in memory at once.
-  constexpr std::uint64_t kChunk = 1 << 20;
-  std::string pending;  // bytes after the last complete line applied
-  pending.reserve(2 * kChunk);
-  std::uint64_t read_at = state_->offset;
-  while (read_at < size) {
-    const std::size_t old = pending.size();
-    pending.resize(old + std::min(kChunk, size - read_at));
-    ssize_t n = ::pread(state_->fd, pending.data() + old, pending.size() - old, static_cast<off_t>(read_at));
-    if (n < 0 && errno == EINTR) {
-      pending.resize(old);
-      continue;
-    }
-    if (n <= 0) break;
-    pending.resize(old + static_cast<std::size_t>(n));
-    read_at += static_cast<std::uint64_t>(n);
-    std::size_t start = 0;
-    for (std::size_t end = pending.find('\n', old); end != std::string::npos; end = pending.find('\n', start)) {
-      const std::string_view line(pending.data() + start, end - start);
-      const std::uint64_t line_number = state_->lines_read + 1;
-      try {
-        state_->apply_line(line, replay_);
-      } catch (const std::exception& e) {
-        throw UserError::at(path_.string(), "line " + std::to_string(line_number),
-                            std::string("corrupt journal line (") + e.what() + ")",
-                            "restore the journal from a backup, or delete that line if you know what it held");
-      }
-      state_->lines_read = line_number;
-      state_->offset += end - start + 1;
-      start = end + 1;
-    }
-    pending.erase(0, start);
-  }
-  // What remains after the last newline is an incomplete line: ignored until a writer repairs it.
-}
-
-// Appends one log line under the lock: replays what others wrote, lets
-// `still_valid` veto the change against that state, repairs an incomplete last
-// line, writes, fsyncs, and applies the line by replaying it.
-template <class Check>
-static bool append_locked(Journal& journal, int fd, std::uint64_t& offset, const json& log, Check still_valid,
-                          const std::filesystem::path& path) {
-  FileLock lock(fd);
-  journal.sync();
-  if (!still_valid()) return false;
-  struct stat info {};
-  if (::fstat(fd, &info) == 0 && static_cast<std::uint64_t>(info.st_size) > offset) {
-    if (::ftruncate(fd, static_cast<off_t>(offset)) != 0)
-      throw UserError::at(path.string(), "", "cannot repair an incomplete last line", "check the journal is writable");
-  }
-  const std::string line = dump_python_json(log) + "\n";
-  std::size_t written = 0;
-  while (written < line.size()) {
-    ssize_t n = ::write(fd, line.data() + written, line.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int err = errno;
-      // Drop the partial line now; if that fails too, the next writer repairs it.
-      (void)!::ftruncate(fd, static_cast<off_t>(offset));
-      throw UserError::at(path.string(), "", std::string("cannot append to the journal: ") + std::strerror(err),
-                          "free disk space; nothing recorded so far was lost");
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0) throw UserError::at(path.string(), "", "fsync failed", "check the disk");
-  journal.sync();
+template <class Records>
+bool JournalStorage::append_locked(Records records) {
+  JournalFile::WriteLock lock(file_);
+  sync();
+  const std::vector<json> logs = records();
+  if (logs.empty()) return false;
+  std::string text;
+  for (const json& log : logs) text += dump_python_json(log) + "\n";
+  file_.append(text, state_->offset, state_->ends_with_newline);
+  sync();
   return true;
 }
 
-namespace {
-json base_log(int op, const std::string& worker) { return json{{"op_code", op}, {"worker_id", worker}}; }
-}  // namespace
+json JournalStorage::base_log(int op) const { return json{{"op_code", op}, {"worker_id", worker_id_}}; }
 
-int Journal::get_or_create_study(const std::string& name, StudyDirection direction) {
-  json log = base_log(kCreateStudy, worker_id_);
+int JournalStorage::get_or_create_study(const std::string& name, StudyDirection direction) {
+  json log = base_log(kCreateStudy);
   log["study_name"] = name;
   log["directions"] = {static_cast<int>(direction)};
-  append_locked(*this, state_->fd, state_->offset, log, [&] { return !find_study(name); }, path_);
-  int id = *find_study(name);
-  if (study(id).direction != direction)
-    throw UserError::at(path_.string(), "direction",
-                        "study '" + name + "' was created to " + to_string(study(id).direction) +
-                            ", the study file says " + to_string(direction),
+  append_locked([&] { return find_study(name) ? std::vector<json>{} : std::vector<json>{log}; });
+  const int id = *find_study(name);
+  const StudyDirection recorded = state_->studies[id].direction;
+  if (recorded != direction)
+    throw UserError::at(path().string(), "direction",
+                        "study '" + name + "' was created to " + to_string(recorded) + ", the study file says " +
+                            to_string(direction),
                         "use the journal's direction or a new storage file");
   return id;
 }
 
-std::optional<int> Journal::find_study(const std::string& name) const {
+std::optional<int> JournalStorage::find_study(const std::string& name) const {
   for (const auto& s : state_->studies)
     if (!state_->study_deleted[s.study_id] && s.name == name) return s.study_id;
   return std::nullopt;
 }
 
-const StudyRecord& Journal::study(int study_id) const {
-  if (!state_->study_exists(study_id)) throw std::out_of_range("no study " + std::to_string(study_id));
-  return state_->studies[study_id];
-}
-
-std::vector<StudyRecord> Journal::studies() const {
+std::vector<StudyRecord> JournalStorage::studies() const {
   std::vector<StudyRecord> out;
   for (const auto& s : state_->studies)
     if (!state_->study_deleted[s.study_id]) out.push_back(s);
   return out;
 }
 
-void Journal::set_study_user_attr(int study_id, const std::string& key, const json& value) {
-  json log = base_log(kSetStudyUserAttr, worker_id_);
+void JournalStorage::set_study_user_attr(int study_id, const std::string& key, const json& value) {
+  json log = base_log(kSetStudyUserAttr);
   log["study_id"] = study_id;
   log["user_attr"] = {{key, value}};
-  append_locked(*this, state_->fd, state_->offset, log, [] { return true; }, path_);
+  append_locked([&] { return std::vector<json>{log}; });
 }
 
-void Journal::set_study_system_attr(int study_id, const std::string& key, const json& value) {
-  json log = base_log(kSetStudySystemAttr, worker_id_);
+void JournalStorage::set_study_system_attr(int study_id, const std::string& key, const json& value) {
+  json log = base_log(kSetStudySystemAttr);
   log["study_id"] = study_id;
   log["system_attr"] = {{key, value}};
-  append_locked(*this, state_->fd, state_->offset, log, [] { return true; }, path_);
+  append_locked([&] { return std::vector<json>{log}; });
 }
 
-int Journal::create_trial(int study_id, const FrozenTrial* templ) {
-  json log = base_log(kCreateTrial, worker_id_);
+namespace {
+
+json create_trial_log(json log, const FrozenTrial& templ) {
+  log["state"] = static_cast<int>(templ.state);
+  if (templ.state == TrialState::Waiting) log["datetime_start"] = nullptr;
+  if (templ.value) log["value"] = *templ.value;
+  json params = json::object(), distributions = json::object(), intermediate = json::object();
+  for (const auto& [name, v] : templ.params) params[name] = v;
+  for (const auto& [name, d] : templ.distributions) distributions[name] = distribution_to_optuna_json(d);
+  for (const auto& [step, v] : templ.intermediate_values) intermediate[std::to_string(step)] = v;
+  log["params"] = params;
+  log["distributions"] = distributions;
+  log["user_attrs"] = templ.user_attrs;
+  log["system_attrs"] = templ.system_attrs;
+  log["intermediate_values"] = intermediate;
+  if (templ.is_finished()) log["datetime_complete"] = isoformat_now();
+  return log;
+}
+
+}  // namespace
+
+int JournalStorage::create_trial(int study_id, const FrozenTrial* templ) {
+  json log = base_log(kCreateTrial);
   log["study_id"] = study_id;
   log["datetime_start"] = isoformat_now();
-  if (templ) {
-    log["state"] = static_cast<int>(templ->state);
-    if (templ->state == TrialState::Waiting) log["datetime_start"] = nullptr;
-    if (templ->value) log["value"] = *templ->value;
-    json params = json::object(), distributions = json::object(), intermediate = json::object();
-    for (const auto& [name, v] : templ->params) params[name] = v;
-    for (const auto& [name, d] : templ->distributions) distributions[name] = distribution_to_optuna_json(d);
-    for (const auto& [step, v] : templ->intermediate_values) intermediate[std::to_string(step)] = v;
-    log["params"] = params;
-    log["distributions"] = distributions;
-    log["user_attrs"] = templ->user_attrs;
-    log["system_attrs"] = templ->system_attrs;
-    log["intermediate_values"] = intermediate;
-    if (templ->is_finished()) log["datetime_complete"] = isoformat_now();
+  if (templ) log = create_trial_log(std::move(log), *templ);
+  state_->created_by_own.reset();
+  append_locked([&] {
+    if (!state_->study_exists(study_id)) throw std::out_of_range("no study " + std::to_string(study_id));
+    return std::vector<json>{log};
+  });
+  return *state_->created_by_own;
+}
+
+std::optional<int> JournalStorage::create_trial_if(int study_id, const Admission& admit, const json& system_attrs) {
+  json log = base_log(kCreateTrial);
+  log["study_id"] = study_id;
+  log["datetime_start"] = isoformat_now();
+  if (!system_attrs.empty()) log["system_attrs"] = system_attrs;
+  state_->created_by_own.reset();
+  const bool created = append_locked([&] {
+    if (!state_->study_exists(study_id)) throw std::out_of_range("no study " + std::to_string(study_id));
+    return admit(trials_of(study_id)) ? std::vector<json>{log} : std::vector<json>{};
+  });
+  if (!created) return std::nullopt;
+  return state_->created_by_own;
+}
+
+std::optional<int> JournalStorage::claim_waiting_trial(int study_id, const Admission& admit, const json& system_attrs) {
+  std::optional<int> claimed;
+  append_locked([&] {
+    claimed.reset();
+    const std::vector<FrozenTrial>& trials = trials_of(study_id);
+    const auto waiting = std::find_if(trials.begin(), trials.end(),
+                                      [](const FrozenTrial& t) { return t.state == TrialState::Waiting; });
+    if (waiting == trials.end() || !admit(trials)) return std::vector<json>{};
+    claimed = waiting->trial_id;
+    json running = base_log(kSetTrialStateValues);
+    running["trial_id"] = *claimed;
+    running["state"] = static_cast<int>(TrialState::Running);
+    running["values"] = nullptr;
+    running["datetime_start"] = isoformat_now();
+    std::vector<json> logs{running};
+    if (!system_attrs.empty()) {
+      json attrs = base_log(kSetTrialSystemAttr);
+      attrs["trial_id"] = *claimed;
+      attrs["system_attr"] = system_attrs;
+      logs.push_back(attrs);
+    }
+    return logs;
+  });
+  return claimed;
+}
+
+void JournalStorage::set_trial_params(int trial_id, const Params& params,
+                                      const std::map<std::string, Distribution>& distributions) {
+  std::vector<json> logs;
+  for (const auto& [name, internal] : params) {
+    json log = base_log(kSetTrialParam);
+    log["trial_id"] = trial_id;
+    log["param_name"] = name;
+    log["param_value_internal"] = internal;
+    log["distribution"] = distribution_to_optuna_json(distributions.at(name));
+    logs.push_back(std::move(log));
   }
-  int created = -1;
-  append_locked(*this, state_->fd, state_->offset, log, [&] {
-    if (!state_->study_exists(study_id)) throw std::out_of_range("no study " + std::to_string(study_id));
-    created = state_->n_trials();
-    return true;
-  }, path_);
-  return created;
+  if (logs.empty()) return;
+  append_locked([&] { return state_->trial_updatable(trial_id) ? logs : std::vector<json>{}; });
 }
 
-std::optional<int> Journal::create_trial_if(int study_id,
-                                            const std::function<bool(const std::vector<FrozenTrial>&)>& admit) {
-  json log = base_log(kCreateTrial, worker_id_);
-  log["study_id"] = study_id;
-  log["datetime_start"] = isoformat_now();
-  std::optional<int> created;
-  append_locked(*this, state_->fd, state_->offset, log, [&] {
-    if (!state_->study_exists(study_id)) throw std::out_of_range("no study " + std::to_string(study_id));
-    if (!admit(trials_of(study_id))) return false;
-    created = state_->n_trials();
-    return true;
-  }, path_);
-  return created;
-}
-
-void Journal::set_trial_param(int trial_id, const std::string& name, double internal, const Distribution& distribution) {
-  json log = base_log(kSetTrialParam, worker_id_);
-  log["trial_id"] = trial_id;
-  log["param_name"] = name;
-  log["param_value_internal"] = internal;
-  log["distribution"] = distribution_to_optuna_json(distribution);
-  append_locked(*this, state_->fd, state_->offset, log, [&] { return state_->trial_updatable(trial_id); }, path_);
-}
-
-bool Journal::set_trial_state_values(int trial_id, TrialState state, std::optional<double> value) {
-  json log = base_log(kSetTrialStateValues, worker_id_);
+bool JournalStorage::set_trial_state_values(int trial_id, TrialState state, std::optional<double> value) {
+  json log = base_log(kSetTrialStateValues);
   log["trial_id"] = trial_id;
   log["state"] = static_cast<int>(state);
   log["values"] = value ? json::array({*value}) : json(nullptr);
   if (state == TrialState::Running) log["datetime_start"] = isoformat_now();
   if (state == TrialState::Complete || state == TrialState::Pruned || state == TrialState::Fail)
     log["datetime_complete"] = isoformat_now();
-  return append_locked(*this, state_->fd, state_->offset, log, [&] {
-    if (!state_->trial_updatable(trial_id)) return false;
-    return state != TrialState::Running || state_->trial(trial_id).state == TrialState::Waiting;
-  }, path_);
+  return append_locked([&] {
+    const bool valid = state_->trial_updatable(trial_id) &&
+                       (state != TrialState::Running || state_->trial(trial_id).state == TrialState::Waiting);
+    return valid ? std::vector<json>{log} : std::vector<json>{};
+  });
 }
 
-void Journal::set_trial_intermediate_value(int trial_id, int step, double value) {
-  json log = base_log(kSetTrialIntermediateValue, worker_id_);
+void JournalStorage::set_trial_intermediate_value(int trial_id, int step, double value) {
+  json log = base_log(kSetTrialIntermediateValue);
   log["trial_id"] = trial_id;
   log["step"] = step;
   log["intermediate_value"] = value;
-  append_locked(*this, state_->fd, state_->offset, log, [&] { return state_->trial_updatable(trial_id); }, path_);
+  append_locked([&] { return state_->trial_updatable(trial_id) ? std::vector<json>{log} : std::vector<json>{}; });
 }
 
-void Journal::set_trial_user_attr(int trial_id, const std::string& key, const json& value) {
-  json log = base_log(kSetTrialUserAttr, worker_id_);
+void JournalStorage::set_trial_user_attr(int trial_id, const std::string& key, const json& value) {
+  json log = base_log(kSetTrialUserAttr);
   log["trial_id"] = trial_id;
   log["user_attr"] = {{key, value}};
-  append_locked(*this, state_->fd, state_->offset, log, [&] { return state_->trial_updatable(trial_id); }, path_);
+  append_locked([&] { return state_->trial_updatable(trial_id) ? std::vector<json>{log} : std::vector<json>{}; });
 }
 
-void Journal::set_trial_system_attr(int trial_id, const std::string& key, const json& value) {
-  json log = base_log(kSetTrialSystemAttr, worker_id_);
+void JournalStorage::set_trial_system_attr(int trial_id, const std::string& key, const json& value) {
+  json log = base_log(kSetTrialSystemAttr);
   log["trial_id"] = trial_id;
   log["system_attr"] = {{key, value}};
-  append_locked(*this, state_->fd, state_->offset, log, [&] { return state_->trial_updatable(trial_id); }, path_);
+  append_locked([&] { return state_->trial_updatable(trial_id) ? std::vector<json>{log} : std::vector<json>{}; });
 }
 
-const FrozenTrial& Journal::trial(int trial_id) const {
+void JournalStorage::record_heartbeat(int trial_id) { set_trial_system_attr(trial_id, kHeartbeatAttr, unix_seconds_now()); }
+
+const FrozenTrial& JournalStorage::trial(int trial_id) const {
   if (!state_->trial_exists(trial_id)) throw std::out_of_range("no trial " + std::to_string(trial_id));
   return state_->trial(trial_id);
 }
 
-const std::vector<FrozenTrial>& Journal::trials_of(int study_id) const {
-  return state_->study_trials[study(study_id).study_id];  // study() throws for a missing or deleted one
+const std::vector<FrozenTrial>& JournalStorage::trials_of(int study_id) const {
+  if (!state_->study_exists(study_id)) throw std::out_of_range("no study " + std::to_string(study_id));
+  return state_->study_trials[study_id];
 }
-
-std::vector<FrozenTrial> Journal::trials(int study_id) const { return trials_of(study_id); }
 
 }  // namespace bfhpo::hpo

@@ -1,0 +1,75 @@
+// The journal file itself, as Optuna's JournalFileBackend is for its
+// JournalStorage: opens the file, reads complete lines from a byte offset,
+// and appends whole lines under the writers' lock. It knows nothing of what
+// a line means; JournalReplay does.
+//
+// - Reading needs no lock and no write permission: a line is complete once
+//   its '\n' is in the file; the bytes after the last '\n' are handed back as
+//   the tail, for the caller to judge (a complete record whose newline is
+//   missing, or a torn write).
+// - append() runs under the lock, so no writer that honours it can be
+//   writing: bytes after the caller's offset with no '\n' are a torn write
+//   of a dead writer and are dropped; a line ending after the caller's
+//   offset is never touched (UserError: the caller must read it first).
+//   When the applied bytes end without '\n' (a complete last record written
+//   without one), a '\n' is written before the new lines, never a truncation.
+// - Every write first checks the path still names the file this object
+//   opened: a journal renamed or deleted under a running worker is a
+//   UserError, never results written where nobody finds them.
+#pragma once
+
+#include "hpo/storage/storage.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace bfhpo::hpo {
+
+class JournalFile {
+ public:
+  // Opens the file; ReadWrite creates it when absent, ReadOnly requires it.
+  // UserError naming the path when it cannot be opened.
+  JournalFile(std::filesystem::path path, StorageAccess access);
+  ~JournalFile();
+  JournalFile(const JournalFile&) = delete;
+  JournalFile& operator=(const JournalFile&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  StorageAccess access() const { return access_; }
+
+  struct Read {
+    std::uint64_t end = 0;  // offset just past the last complete line read
+    std::string tail;       // bytes after it, up to the end of the file as read
+  };
+  // Calls on_line(line without '\n') for each complete line from `offset`.
+  Read read_from(std::uint64_t offset, const std::function<void(std::string_view)>& on_line) const;
+
+  // Held while a writer checks and appends; excludes other bfhpo writers.
+  class WriteLock {
+   public:
+    explicit WriteLock(const JournalFile& file);
+    ~WriteLock();
+    WriteLock(const WriteLock&) = delete;
+    WriteLock& operator=(const WriteLock&) = delete;
+
+   private:
+    const JournalFile& file_;
+  };
+
+  // Under a WriteLock: appends `lines` (each ending in '\n') after the bytes
+  // the caller has read up to `applied_end`; `applied_ends_with_newline`
+  // says whether those bytes end in '\n' (true for an empty file). fsyncs.
+  void append(const std::string& lines, std::uint64_t applied_end, bool applied_ends_with_newline);
+
+ private:
+  void check_still_at_path() const;
+
+  std::filesystem::path path_;
+  StorageAccess access_;
+  int fd_ = -1;
+};
+
+}  // namespace bfhpo::hpo
