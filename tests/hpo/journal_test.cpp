@@ -188,7 +188,7 @@ TEST_CASE("a trial state Optuna does not define is an error naming the line, on 
     if (sets_state) scratch.append_raw(R"({"op_code": 4, "worker_id": "w", "study_id": 0, "datetime_start": null})" "\n");
     scratch.append_raw(line + "\n");
     const std::string expected_line = sets_state ? "line 3" : "line 2";
-    CHECK_THROWS_WITH(Journal(scratch.path), Catch::Contains(expected_line) && Catch::Contains("is not one of Optuna's"));
+    CHECK_THROWS_WITH(JournalStorage(scratch.path), Catch::Contains(expected_line) && Catch::Contains("is not one of Optuna's"));
   }
 }
 
