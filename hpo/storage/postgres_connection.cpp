@@ -103,6 +103,9 @@ void PostgresConnection::connect_or_throw() {
   if (!connection_) throw std::bad_alloc();
   if (PQstatus(connection_) != CONNECTION_OK) throw connection_error(location_, PQerrorMessage(connection_));
   PQsetNoticeProcessor(connection_, [](void*, const char*) {}, nullptr);
+  // Floats as text in their shortest form that reads back exactly, whatever the server's default.
+  PostgresResult set(PQexec(connection_, "SET extra_float_digits = 3"));
+  if (set.status() != PGRES_COMMAND_OK) throw connection_error(location_, set.error_message(PQerrorMessage(connection_)));
 }
 
 std::chrono::steady_clock::time_point PostgresConnection::retry_deadline() const {
