@@ -5,8 +5,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 using namespace bfhpo::hpo;
 using bfhpo::hpo::testing::TestDatabase;
@@ -113,4 +115,25 @@ TEST_CASE("connection errors are UserErrors naming the URL without its password,
   CHECK_THAT(refused, Catch::Contains("postgresql://bfhpo:***@127.0.0.1:1/x"));
   CHECK_THAT(refused, Catch::Contains("start PostgreSQL"));
   CHECK(refused.find(password) == std::string::npos);
+}
+
+TEST_CASE("a connection that cannot be restored within the window is a UserError after it, naming the URL") {
+  auto db = std::make_unique<TestDatabase>();
+  const std::string url = db->url();
+  PostgresConnection connection(url, PostgresOptions{1.0, 2.0});
+  connection.exec("SELECT 1");
+  db.reset();  // DROP DATABASE ... WITH (FORCE): the backend is terminated and the database is gone
+  const auto start = std::chrono::steady_clock::now();
+  std::string message;
+  try {
+    connection.exec("SELECT 1");
+  } catch (const bfhpo::UserError& e) {
+    message = e.what();
+  }
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK_THAT(message, Catch::Contains("could not restore it within 1 s") && Catch::Contains(":***@") &&
+                          Catch::Contains("re-queued on resume"));
+  CHECK(message.find(password_of(url)) == std::string::npos);
+  CHECK(waited >= 1.0);
+  CHECK(waited < 10.0);
 }
