@@ -1,9 +1,12 @@
-// End-to-end ask: Study::ask on a journal of N finished trials (default
-// 1000; 10 float params, COMPLETE), journal writes and fsyncs included, each
-// asked trial told FAIL so the study stays at N finished trials for TPE.
-// Prints median and p95 in milliseconds as JSON.
+// End-to-end ask: Study::ask on a storage of N finished trials (default
+// 1000; 10 float params, COMPLETE), storage writes (journal fsyncs, database
+// transactions) included, each asked trial told FAIL so the study stays at N
+// finished trials for TPE. Prints median and p95 in milliseconds as JSON.
+//   bench_study_ask [N] [STORAGE]   STORAGE: a journal path (default: a
+//   temporary file, recreated) or a postgresql:// URL of an empty database.
 #include "hpo/sampler_factory.hpp"
-#include "hpo/storage/journal_storage.hpp"
+#include "hpo/storage/open_storage.hpp"
+#include "hpo/storage/postgres_url.hpp"
 #include "hpo/study.hpp"
 
 #include <nlohmann/json.hpp>
@@ -18,15 +21,17 @@ using namespace bfhpo;
 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::stoi(argv[1]) : 1000, repeats = 30;
-  const std::filesystem::path path = std::filesystem::temp_directory_path() / "bfhpo_study_ask_bench.journal";
-  std::filesystem::remove(path);
+  const std::string storage =
+      argc > 2 ? argv[2] : (std::filesystem::temp_directory_path() / "bfhpo_study_ask_bench.journal").string();
+  const bool is_file = !hpo::is_postgres_url(storage);
+  if (is_file) std::filesystem::remove(storage);
   nlohmann::json space = nlohmann::json::object();
   for (int d = 0; d < 10; ++d) space["x" + std::to_string(d)] = {{"type", "float"}, {"low", -5.0}, {"high", 5.0}};
   const hpo::StudySpec spec = hpo::parse_study_spec(
-      {{"name", "ask"}, {"storage", path.string()}, {"n_trials", n + repeats}, {"search_space", space}}, "bench");
+      {{"name", "ask"}, {"storage", storage}, {"n_trials", n + repeats}, {"search_space", space}}, "bench");
   {
-    hpo::JournalStorage journal(path);
-    const int study = journal.get_or_create_study(spec.name, spec.direction);
+    const auto writer = hpo::open_storage(storage, hpo::StorageAccess::ReadWrite);
+    const int study = writer->get_or_create_study(spec.name, spec.direction);
     std::mt19937_64 rng(7);
     std::uniform_real_distribution<double> uniform(-5.0, 5.0);
     for (int i = 0; i < n; ++i) {
@@ -38,7 +43,7 @@ int main(int argc, char** argv) {
         t.distributions[p.name] = p.distribution;
         *t.value += t.params[p.name] * t.params[p.name];
       }
-      journal.create_trial(study, &t);
+      writer->create_trial(study, &t);
     }
   }
   hpo::Study study(spec, hpo::make_sampler(spec));
@@ -53,5 +58,5 @@ int main(int argc, char** argv) {
   std::cout << nlohmann::json{{"engine", "bfhpo Study::ask"}, {"n_trials", n}, {"median_ms", ms[ms.size() / 2]},
                               {"p95_ms", ms[ms.size() * 95 / 100]}}.dump()
             << std::endl;
-  std::filesystem::remove(path);
+  if (is_file) std::filesystem::remove(storage);
 }
