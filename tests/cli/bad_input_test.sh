@@ -69,10 +69,10 @@ lines="$(wc -l < "$WORK/state7.json.journal")"
 expect_user_error "line $lines" "$BFHPO" status "$WORK/state7.json"
 grep -qF "trial state 7 is not one of Optuna's" "$WORK/err" || fail "the message does not name the state: $(cat "$WORK/err")"
 
-# A trial that a live optimize worker trains cannot be told; the worker then finishes normally.
+# A trial that a live optimize worker trains cannot be told; the worker, interrupted, stops with 130.
 STUDY="$WORK/live.json"
 write_training_study "$STUDY" 1 \
-  '"training": {"epochs": 30, "num_batches": 6, "batch_size": 8, "validation_sims": 8, "device": "cpu"}'
+  '"training": {"epochs": 1000, "num_batches": 6, "batch_size": 8, "validation_sims": 8, "device": "cpu"}'
 "$BFHPO" optimize "$STUDY" > "$WORK/live.out" 2> "$WORK/live.err" &
 BG_PIDS="$!"
 wait_for_line "$STUDY.journal" '"intermediate_value"'
