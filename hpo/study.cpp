@@ -124,10 +124,9 @@ Study::Study(StudySpec spec, std::unique_ptr<Storage> storage, std::unique_ptr<S
                           "study '" + spec_.name + "' was created to " + to_string(record->direction) +
                               ", the study file says " + to_string(spec_.direction),
                           "use the storage's direction or a new storage");
-    spec_.search_space.check_compatible(storage_->trials_of(study_id_), spec_.source.string());
-    return;
+  } else {
+    study_id_ = storage_->get_or_create_study(spec_.name, spec_.direction);
   }
-  study_id_ = storage_->get_or_create_study(spec_.name, spec_.direction);
   spec_.search_space.check_compatible(storage_->trials_of(study_id_), spec_.source.string());
 }
 
