@@ -1,6 +1,7 @@
 #include "trials/export.hpp"
 
 #include "hpo/study_report.hpp"
+#include "trials/reproduction.hpp"
 #include "trials/trial_config.hpp"
 
 #include <cmath>
@@ -11,9 +12,10 @@ namespace {
 using nlohmann::json;
 
 // The configuration the best trial trained with: study values, its params,
-// and the memory configuration the gate, probe or OOM ladder settled on.
+// its seed, and the memory configuration the gate, probe or OOM ladder settled on.
 TrialConfig trained_config(const hpo::StudySpec& spec, const json& best) {
   TrialConfig config = make_trial_config(spec, best["params"], spec.source.string());
+  config.training.seed = best["trained_with"]["seed"].get<uint64_t>();
   const json& attrs = best["system_attrs"];
   if (attrs.contains("bfhpo:batch_size")) config.training.batch_size = attrs["bfhpo:batch_size"].get<int64_t>();
   if (attrs.contains("bfhpo:item_chunk_size")) {
@@ -34,6 +36,7 @@ json best_configuration_json(const hpo::StudySpec& spec, const std::vector<hpo::
   json best = hpo::best_trial_json(spec, trials);
   const hpo::FrozenTrial& trial = trials.at(best["trial"].get<size_t>());
   best["system_attrs"] = trial.system_attrs;
+  best["trained_with"] = trained_with(trial, trial_seed(spec.seed, trial.number)).to_json();
   best["config"] = trained_config(spec, best).to_json();
   best["weights"] = trial.system_attrs.value("bfhpo:weights", json());
   return best;

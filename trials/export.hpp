@@ -3,8 +3,10 @@
 //     for a training study -- the hpo layer's best trial (params, value,
 //     attributes) plus "config", the complete configuration with the study's
 //     fixed values and the memory configuration the trial trained with, which
-//     `bfhpo train STUDY.json --params FILE` accepts, and "weights", the path
-//     of its saved weights.
+//     `bfhpo train STUDY.json --params FILE` accepts (its seed included),
+//     "trained_with" (seed, threads, device, LibTorch, OOM retries and the
+//     validation loss; trials/reproduction.hpp), and "weights", the path of
+//     its saved weights.
 //   bayesflow_json: the same configuration as BayesFlow (2.x) constructor
 //     arguments -- summary network stages, CouplingFlow, fit() and optimizer
 //     settings -- so a Python user can rebuild and retrain it.

@@ -9,6 +9,8 @@
 #include "trials/oom_retry.hpp"
 #include "trials/probe.hpp"
 
+#include <torch/version.h>
+
 #include <chrono>
 #include <cmath>
 
@@ -140,9 +142,13 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   if (context.device.is_cpu() && context.budget_mb)
     cpu_budget.emplace(static_cast<int64_t>(*context.budget_mb * kMb) + baseline);
 
-  torch::manual_seed(config.training.seed + static_cast<uint64_t>(asked.number));
-  TrainingOptions training = config.training;
-  training.seed = config.training.seed + static_cast<uint64_t>(asked.number);
+  // What `bfhpo train` needs to reproduce this run (trials/reproduction.hpp).
+  config.training.seed = trial_seed(config.training.seed, asked.number);
+  const TrainingOptions& training = config.training;
+  record.system("seed", training.seed);
+  record.system("threads", torch::get_num_threads());
+  record.system("libtorch", TORCH_VERSION);
+  torch::manual_seed(training.seed);
   Trainer trainer(models::make_approximator(config.approximator, training.seed), config.ranges, training,
                   context.device);
   if (memory_settings.probe) {
@@ -150,7 +156,12 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
     probe.batch_size = training.batch_size;
     probe.item_chunk_ladder = memory_settings.oom_retry.item_chunk_ladder;
     probe.seed = training.seed;
+    // The probe's clone draws its initial weights from the global generator;
+    // training goes on from the state a run without a probe has.
+    auto generator = at::globalContext().defaultGenerator(torch::kCPU);
+    const auto state = generator.get_state();
     record.system("probe", probe_memory_config(trainer.approximator(), config.ranges, probe, context.device).to_json());
+    generator.set_state(state);
   }
 
   auto last_heartbeat = std::chrono::steady_clock::now();

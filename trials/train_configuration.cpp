@@ -21,8 +21,19 @@ nlohmann::json TrainOutcome::to_json() const {
   for (const auto& e : summary.history)
     epochs.push_back({{"epoch", e.epoch}, {"train_loss", e.train_loss}, {"validation_loss", e.validation_loss},
                       {"seconds", e.seconds}});
+  nlohmann::json reproduction;
+  if (retrains) {
+    const auto& expected = retrains->validation_loss;
+    reproduction = {{"trial", retrains->trial},
+                    {"trial_validation_loss", expected ? nlohmann::json(*expected) : nlohmann::json()},
+                    {"difference", expected ? nlohmann::json(summary.validation_loss - *expected) : nlohmann::json()},
+                    {"exact", reproduction_obstacles.empty()},
+                    {"obstacles", reproduction_obstacles}};
+  }
   return {{"config", config.to_json()},
           {"device", device},
+          {"threads", threads},
+          {"reproduction", reproduction},
           {"stop_reason", trials::to_string(summary.reason)},
           {"stop_detail", summary.detail},
           {"epochs_completed", summary.epochs_completed},
@@ -41,11 +52,8 @@ TrainOutcome train_configuration(const TrainRequest& request, const EpochCallbac
       request.params_file.empty() ? nlohmann::json::object() : read_params_file(request.params_file);
   TrainOutcome outcome;
   outcome.config = make_trial_config(study, params, request.params_file.string());
-  if (request.epochs) {
-    if (*request.epochs < 1) throw UserError("bfhpo train: --epochs must be >= 1. Fix: give --epochs 1 or more");
-    outcome.config.training.epochs = *request.epochs;
-  }
-  // An export of a trial (`export --best`): train with the memory configuration and
+  const int study_epochs = outcome.config.training.epochs;
+  // An export of a trial (`export --best`): train with the seed, memory configuration and
   // batch size that trial settled on (gate, probe or OOM ladder), as its "config" says.
   if (!request.params_file.empty()) {
     const nlohmann::json document = read_config_file(request.params_file, "params file");
@@ -53,8 +61,16 @@ TrainOutcome train_configuration(const TrainRequest& request, const EpochCallbac
       const TrialConfig trained = parse_trial_config(document["config"], request.params_file.string());
       outcome.config.approximator.memory = trained.approximator.memory;
       outcome.config.training.batch_size = trained.training.batch_size;
+      outcome.config.training.seed = trained.training.seed;
     }
+    if (document.is_object() && document.contains("trained_with"))
+      outcome.retrains = TrainedWith::from_json(document["trained_with"], request.params_file.string());
   }
+  if (request.epochs) {
+    if (*request.epochs < 1) throw UserError("bfhpo train: --epochs must be >= 1. Fix: give --epochs 1 or more");
+    outcome.config.training.epochs = *request.epochs;
+  }
+  if (request.seed) outcome.config.training.seed = *request.seed;
   outcome.out_dir = request.out_dir.empty() ? std::filesystem::path(request.study_file.string() + ".train")
                                             : request.out_dir;
   std::filesystem::create_directories(outcome.out_dir);
@@ -62,13 +78,21 @@ TrainOutcome train_configuration(const TrainRequest& request, const EpochCallbac
 
   const torch::Device device = resolve_device(outcome.config.device, request.study_file.string());
   outcome.device = device.str();
+  outcome.threads = torch::get_num_threads();
+  if (outcome.retrains) {
+    outcome.reproduction_obstacles =
+        reproduction_obstacles(*outcome.retrains, outcome.config.training.seed, outcome.device, outcome.threads);
+    if (request.epochs && *request.epochs != study_epochs)
+      outcome.reproduction_obstacles.push_back("--epochs " + std::to_string(*request.epochs) + ", the trial trained " +
+                                               std::to_string(study_epochs) + " epochs");
+  }
   torch::manual_seed(outcome.config.training.seed);
   Trainer trainer(models::make_approximator(outcome.config.approximator, outcome.config.training.seed),
                   outcome.config.ranges, outcome.config.training, device);
   outcome.summary = trainer.fit(on_epoch, on_step);
   trainer.save_weights(outcome.out_dir / "weights.pt");
   EvaluationOptions evaluation;
-  evaluation.seed = outcome.config.training.seed;
+  evaluation.seed = study.seed;
   evaluation.batch_size = outcome.config.training.batch_size;
   outcome.diagnostics = evaluate_posterior(trainer.approximator(), outcome.config.ranges, evaluation, device);
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -121,9 +121,12 @@ torch::Device resolve_device(const std::string& device, const std::string& sourc
   throw UserError::at(source, "training.device", "unknown device \"" + device + "\"", "use \"auto\", \"cpu\" or \"cuda\"");
 }
 
+uint64_t trial_seed(uint64_t study_seed, int number) { return study_seed + static_cast<uint64_t>(number); }
+
 TrialConfig parse_trial_config(const json& document, const std::string& source) {
   TrialConfig config;
   ConfigSection top(document, source, "");
+  if (const auto seed = top.integer("seed", 0)) config.training.seed = static_cast<uint64_t>(*seed);
   if (auto simulator = top.section("simulator")) read_simulator(config, *simulator);
   if (auto training = top.section("training")) read_training(config, *training);
   if (const json* approximator = top.find("approximator")) read_approximator(config, *approximator, source);
@@ -132,6 +135,7 @@ TrialConfig parse_trial_config(const json& document, const std::string& source) 
 
 json TrialConfig::to_json() const {
   json out;
+  out["seed"] = training.seed;
   out["simulator"] = {{"model", "2pl"},
                       {"n_items", {ranges.min_items, ranges.max_items}},
                       {"n_persons", {ranges.min_persons, ranges.max_persons}}};

@@ -7,6 +7,9 @@
 //   "approximator": ApproximatorSpec fields, nested or dotted (models/approximator_spec.hpp);
 //                   "calibrated": true is shorthand for calibration.enabled
 //
+// The complete configuration (to_json) also holds "seed", the seed the run
+// trains with: a study's trial N trains with trial_seed(study seed, N).
+//
 // A search-space name is a dotted path: "training.<field>" for a training
 // option, otherwise an ApproximatorSpec field ("summary.embed_dim",
 // "flow.depth", "calibration.weight", ...). Params override the fixed values.
@@ -31,7 +34,7 @@ struct TrialConfig {
   models::IrtRanges ranges;
   std::string device = "auto";  // "auto" (CUDA when available), "cpu" or "cuda"
 
-  // The complete configuration as JSON ({"simulator", "training", "approximator"}),
+  // The complete configuration as JSON ({"seed", "simulator", "training", "approximator"}),
   // which parse_trial_config reads back unchanged.
   nlohmann::json to_json() const;
 };
@@ -44,8 +47,11 @@ TrialConfig with_params(TrialConfig fixed, const nlohmann::json& params, const s
 // The study's fixed configuration with `params` applied.
 TrialConfig make_trial_config(const hpo::StudySpec& study, const nlohmann::json& params,
                               const std::string& params_source);
-// Reads {"simulator", "training", "approximator"} sections of `document`.
+// Reads the "seed", "simulator", "training" and "approximator" members of `document`.
 TrialConfig parse_trial_config(const nlohmann::json& document, const std::string& source);
+
+// The training seed of a study's trial `number` (simulation, initialisation, dropout).
+uint64_t trial_seed(uint64_t study_seed, int number);
 
 torch::Device resolve_device(const std::string& device, const std::string& source);
 
