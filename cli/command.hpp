@@ -25,6 +25,7 @@ int run_enqueue(const std::vector<std::string>& args);
 int run_status(const std::vector<std::string>& args);
 int run_export(const std::vector<std::string>& args);
 int run_train(const std::vector<std::string>& args);
+int run_infer(const std::vector<std::string>& args);
 int run_optimize(const std::vector<std::string>& args);
 int run_estimate(const std::vector<std::string>& args);
 int run_probe(const std::vector<std::string>& args);

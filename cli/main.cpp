@@ -17,6 +17,7 @@ const std::vector<Command>& commands() {
       {"estimate", "estimated peak memory of one configuration, term by term, and the gate's decision", run_estimate},
       {"probe", "measure one real training step per memory configuration", run_probe},
       {"train", "train one configuration (the study's fixed values + PARAMS.json), print diagnostics", run_train},
+      {"infer", "posterior draws of every item's parameters for a real response matrix", run_infer},
   };
   return all;
 }

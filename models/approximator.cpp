@@ -19,8 +19,8 @@ torch::Tensor ContinuousApproximatorImpl::condition_rows(const torch::Tensor& re
 }
 
 torch::Tensor ContinuousApproximatorImpl::standardized_rows(const torch::Tensor& item_params) {
-  if (item_params.dim() != 3 || item_params.size(-1) != spec_.param_dim)
-    throw std::invalid_argument("approximator: item_params must be [B, J, param_dim]");
+  if (item_params.dim() < 3 || item_params.dim() > 4 || item_params.size(-1) != spec_.param_dim)
+    throw std::invalid_argument("approximator: item_params must be [B, J, param_dim] or [B, J, n, param_dim]");
   return standardization_->forward(item_params.reshape({-1, spec_.param_dim}));
 }
 
@@ -35,8 +35,12 @@ LossTerms ContinuousApproximatorImpl::loss(const torch::Tensor& responses, const
 
 torch::Tensor ContinuousApproximatorImpl::log_prob(const torch::Tensor& item_params, const torch::Tensor& responses) {
   const auto theta = standardized_rows(item_params);
-  const auto log_q = flow_->log_prob(theta, condition_rows(responses)) + standardization_->log_det_jacobian();
-  return log_q.reshape({item_params.size(0), item_params.size(1)});
+  auto condition = condition_rows(responses);
+  if (item_params.dim() == 4) condition = condition.repeat_interleave(item_params.size(2), 0);
+  const auto log_q = flow_->log_prob(theta, condition) + standardization_->log_det_jacobian();
+  auto shape = item_params.sizes().vec();
+  shape.pop_back();
+  return log_q.reshape(shape);
 }
 
 torch::Tensor ContinuousApproximatorImpl::sample(int64_t n, const torch::Tensor& responses) {

@@ -40,13 +40,15 @@ class ContinuousApproximatorImpl : public torch::nn::Module {
   // responses [B, P, J], item_params [B, J, D]. In training mode the
   // standardization's statistics are updated from item_params first.
   virtual LossTerms loss(const torch::Tensor& responses, const torch::Tensor& item_params);
-  // log q(item_params | responses) per item: [B, J].
+  // log q(item_params | responses) per item: [B, J, D] -> [B, J]; several
+  // values per item (posterior draws) [B, J, n, D] -> [B, J, n].
   torch::Tensor log_prob(const torch::Tensor& item_params, const torch::Tensor& responses);
   // n posterior draws per item: [B, J, n, D].
   torch::Tensor sample(int64_t n, const torch::Tensor& responses);
 
   const ApproximatorSpec& spec() const { return spec_; }
   SummaryNetwork& summary_network() { return summary_; }
+  const RunningStandardization& standardization() const { return standardization_; }
   // Applies a MemoryConfig to the summary network and records it in spec().
   void set_memory_config(MemoryConfig memory);
 

@@ -1,6 +1,7 @@
 #include "trials/trainer.hpp"
 
 #include "common/atomic_file.hpp"
+#include "models/torchscript_module.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -184,6 +185,13 @@ void Trainer::save_weights(const std::filesystem::path& path) const {
   std::ostringstream bytes;
   archive.save_to(bytes);
   write_file_atomically(path, bytes.str());
+  std::ostringstream module;
+  models::save_torchscript(*approximator_, models::IrtSimulator::parameter_names(), module);
+  write_file_atomically(torchscript_path(path), module.str());
+}
+
+std::filesystem::path Trainer::torchscript_path(const std::filesystem::path& weights) {
+  return std::filesystem::path(weights).replace_extension(".torchscript.pt");
 }
 
 void Trainer::load_weights(const std::filesystem::path& path) {

@@ -106,8 +106,12 @@ class Trainer {
   torch::optim::Adam& optimizer() { return optimizer_; }
 
   // Atomically (common/atomic_file.hpp): a full disk leaves no partial file
-  // and is a UserError naming the file and the reason.
+  // and is a UserError naming the file and the reason. Beside the LibTorch
+  // archive `path` goes the TorchScript module that Python's torch loads
+  // (models/torchscript_module.hpp), at torchscript_path(path).
   void save_weights(const std::filesystem::path& path) const;
+  // weights.pt -> weights.torchscript.pt
+  static std::filesystem::path torchscript_path(const std::filesystem::path& weights);
   void load_weights(const std::filesystem::path& path);
 
  private:

@@ -1,0 +1,241 @@
+#include "models/torchscript_module.hpp"
+
+#include <torch/script.h>
+
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+namespace bfhpo::models {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kLogTwoPi = 1.8378770664093454836;
+
+std::string attribute_name(const std::string& dotted) {
+  std::string out;
+  for (char c : dotted) out += c == '.' ? std::string("__") : std::string(1, c);
+  return out;
+}
+
+// A double as a TorchScript float literal that reads back to the same double.
+std::string literal(double value) {
+  std::ostringstream out;
+  out << std::setprecision(17) << value;
+  std::string text = out.str();
+  if (text.find_first_of(".en") == std::string::npos) text += ".0";
+  return text;
+}
+
+const char* activation_op(Activation activation) {
+  switch (activation) {
+    case Activation::relu: return "torch.relu";
+    case Activation::silu: return "torch.silu";
+    case Activation::gelu: return "torch.gelu";
+  }
+  throw std::logic_error("unknown activation");
+}
+
+// The methods below mirror models/networks/*.cpp in eval mode, operation by operation.
+class SourceWriter {
+ public:
+  explicit SourceWriter(const ApproximatorSpec& spec) : spec_(spec) {}
+
+  std::string write() {
+    const auto& s = spec_.summary;
+    mlp("summary.phi", s.cell_mlp_depth + 1, s.activation);
+    mlp("summary.global_mlp", 2, s.activation);
+    for (int64_t i = 0; i < s.attention_layers; ++i) attention_block(i);
+    condition();
+    for (int64_t k = 0; k < spec_.flow.depth; ++k) {
+      for (const char* subnet : {"subnet1", "subnet2"})
+        mlp("flow.coupling" + std::to_string(k) + "." + subnet, spec_.flow.subnet_depth + 1, spec_.flow.activation);
+      coupling(k);
+    }
+    flow();
+    approximator();
+    return out_.str();
+  }
+
+ private:
+  std::string self(const std::string& dotted) const { return "self." + attribute_name(dotted); }
+
+  void linear(const std::string& out, const std::string& in, const std::string& dotted) {
+    out_ << "    " << out << " = torch.linear(" << in << ", " << self(dotted + ".weight") << ", "
+         << self(dotted + ".bias") << ")\n";
+  }
+
+  // MlpImpl: Linear, activation between hidden layers (non-residual), the last layer linear.
+  void mlp(const std::string& dotted, int64_t layers, Activation activation) {
+    out_ << "def _mlp_" << attribute_name(dotted) << "(self, x: Tensor) -> Tensor:\n";
+    for (int64_t i = 0; i < layers; ++i) {
+      linear("x", "x", dotted + ".linear" + std::to_string(i));
+      if (i + 1 < layers) out_ << "    x = " << activation_op(activation) << "(x)\n";
+    }
+    out_ << "    return x\n\n";
+  }
+
+  // SetAttentionBlockImpl with LibTorch's multi_head_attention_forward for self-attention.
+  void attention_block(int64_t index) {
+    const std::string block = "summary.attention_blocks." + std::to_string(index);
+    const int64_t width = spec_.summary.embed_dim, heads = spec_.summary.attention_heads;
+    const int64_t head_dim = width / heads;
+    out_ << "def _attention_block" << index << "(self, x: Tensor) -> Tensor:\n"
+         << "    seq = x.transpose(0, 1)\n"
+         << "    tgt_len = seq.size(0)\n"
+         << "    bsz = seq.size(1)\n";
+    out_ << "    qkv = torch.linear(seq, " << self(block + ".attention.in_proj_weight") << ", "
+         << self(block + ".attention.in_proj_bias") << ")\n";
+    out_ << "    chunks = qkv.chunk(3, -1)\n"
+         << "    q = chunks[0] * " << literal(1.0 / std::sqrt(static_cast<double>(head_dim))) << "\n"
+         << "    q = q.contiguous().view(tgt_len, bsz * " << heads << ", " << head_dim << ").transpose(0, 1)\n"
+         << "    k = chunks[1].contiguous().view(-1, bsz * " << heads << ", " << head_dim << ").transpose(0, 1)\n"
+         << "    v = chunks[2].contiguous().view(-1, bsz * " << heads << ", " << head_dim << ").transpose(0, 1)\n"
+         << "    weights = torch.softmax(torch.bmm(q, k.transpose(1, 2)), -1)\n"
+         << "    attended = torch.bmm(weights, v).transpose(0, 1).contiguous().view(tgt_len, bsz, " << width << ")\n";
+    linear("attended", "attended", block + ".attention.out_proj");
+    out_ << "    h = torch.layer_norm(x + attended.transpose(0, 1), [" << width << "], "
+         << self(block + ".norm_attention.weight") << ", " << self(block + ".norm_attention.bias") << ", 1e-05)\n"
+         << "    f = self._mlp_" << attribute_name(block + ".feed_forward") << "(h)\n"
+         << "    return torch.layer_norm(h + f, [" << width << "], " << self(block + ".norm_feed_forward.weight")
+         << ", " << self(block + ".norm_feed_forward.bias") << ", 1e-05)\n\n";
+    mlp(block + ".feed_forward", 2, spec_.summary.activation);
+  }
+
+  // SummaryNetworkImpl::forward and SummaryOutput::per_item_condition, as flow rows [B*J, C].
+  void condition() {
+    out_ << "def condition(self, responses: Tensor) -> Tensor:\n"
+         << "    y = responses.to(" << self("summary.item_projection.weight") << ".dtype)\n"
+         << "    score = y.mean(2).unsqueeze(2).expand_as(y)\n"
+         << "    p_value = y.mean(1, keepdim=True).expand_as(y)\n"
+         << "    cells = torch.stack([y, score, p_value, y - score], -1)\n"
+         << "    pooled = self._mlp_summary__phi(cells).mean(1)\n";
+    linear("h", "pooled", "summary.item_projection");
+    for (int64_t i = 0; i < spec_.summary.attention_layers; ++i)
+      out_ << "    h = self._attention_block" << i << "(h)\n";
+    out_ << "    g = self._mlp_summary__global_mlp(h.mean(1))\n"
+         << "    c = torch.cat([h, g.unsqueeze(1).expand(g.size(0), h.size(1), g.size(1))], -1)\n"
+         << "    return c.reshape(-1, c.size(-1))\n\n";
+  }
+
+  // DualAffineCouplingImpl.
+  void coupling(int64_t k) {
+    const std::string c = "flow.coupling" + std::to_string(k);
+    const int64_t d = spec_.param_dim, first = d / 2;
+    const std::string scale = literal(spec_.flow.clamp * 2.0 / kPi), clamp = literal(spec_.flow.clamp);
+    for (int subnet = 1; subnet <= 2; ++subnet) {
+      out_ << "def _scale_shift" << k << "_" << subnet
+           << "(self, conditioner: Tensor, context: Tensor) -> Tuple[Tensor, Tensor]:\n"
+           << "    out = self._mlp_" << attribute_name(c + ".subnet" + std::to_string(subnet))
+           << "(torch.cat([conditioner, context], 1)).chunk(2, 1)\n"
+           << "    return " << scale << " * torch.atan(out[0] / " << clamp << "), out[1]\n\n";
+    }
+    out_ << "def _coupling" << k << "_forward(self, x: Tensor, context: Tensor) -> Tuple[Tensor, Tensor]:\n"
+         << "    x1 = x.narrow(1, 0, " << first << ")\n"
+         << "    x2 = x.narrow(1, " << first << ", " << d - first << ")\n"
+         << "    s1, t1 = self._scale_shift" << k << "_1(x1, context)\n"
+         << "    y2 = x2 * s1.exp() + t1\n"
+         << "    s2, t2 = self._scale_shift" << k << "_2(y2, context)\n"
+         << "    y1 = x1 * s2.exp() + t2\n"
+         << "    return torch.cat([y1, y2], 1), s1.sum(1) + s2.sum(1)\n\n"
+         << "def _coupling" << k << "_inverse(self, y: Tensor, context: Tensor) -> Tensor:\n"
+         << "    y1 = y.narrow(1, 0, " << first << ")\n"
+         << "    y2 = y.narrow(1, " << first << ", " << d - first << ")\n"
+         << "    s2, t2 = self._scale_shift" << k << "_2(y2, context)\n"
+         << "    x1 = (y1 - t2) * (-s2).exp()\n"
+         << "    s1, t1 = self._scale_shift" << k << "_1(x1, context)\n"
+         << "    x2 = (y2 - t1) * (-s1).exp()\n"
+         << "    return torch.cat([x1, x2], 1)\n\n";
+  }
+
+  // CouplingFlowImpl: actnorm, permutation, coupling per layer.
+  void flow() {
+    out_ << "def flow_forward(self, theta: Tensor, context: Tensor) -> Tuple[Tensor, Tensor]:\n"
+         << "    x = theta\n"
+         << "    log_det = torch.zeros([theta.size(0)], dtype=theta.dtype, device=theta.device)\n";
+    for (int64_t k = 0; k < spec_.flow.depth; ++k) {
+      const std::string a = "flow.actnorm" + std::to_string(k), id = std::to_string(k);
+      out_ << "    normed = x * " << self(a + ".log_scale") << ".exp() + " << self(a + ".shift") << "\n"
+           << "    coupled, coupling_log_det = self._coupling" << id << "_forward(normed.index_select(1, "
+           << self("flow.permutation" + id) << "), context)\n"
+           << "    x = coupled\n"
+           << "    log_det = log_det + " << self(a + ".log_scale") << ".sum() + coupling_log_det\n";
+    }
+    out_ << "    return x, log_det\n\n"
+         << "def flow_inverse(self, z: Tensor, context: Tensor) -> Tensor:\n"
+         << "    x = z\n";
+    for (int64_t k = spec_.flow.depth; k-- > 0;) {
+      const std::string a = "flow.actnorm" + std::to_string(k), id = std::to_string(k);
+      out_ << "    unpermuted = self._coupling" << id << "_inverse(x, context).index_select(1, "
+           << self("flow.inverse_permutation" + id) << ")\n"
+           << "    x = (unpermuted - " << self(a + ".shift") << ") * (-" << self(a + ".log_scale") << ").exp()\n";
+    }
+    out_ << "    return x\n\n";
+  }
+
+  // ContinuousApproximatorImpl::log_prob and ::sample; standardization__std is RunningStandardization::std().
+  void approximator() {
+    const int64_t d = spec_.param_dim;
+    out_ << "def log_prob(self, theta: Tensor, responses: Tensor) -> Tensor:\n"
+         << "    batched = responses.dim() == 3\n"
+         << "    if not batched:\n"
+         << "        responses = responses.unsqueeze(0)\n"
+         << "        theta = theta.unsqueeze(0)\n"
+         << "    context = self.condition(responses)\n"
+         << "    if theta.dim() == 4:\n"
+         << "        context = torch.repeat_interleave(context, theta.size(2), 0)\n"
+         << "    rows = (theta.reshape(-1, " << d << ").to(context.dtype) - self.standardization__mean) / "
+            "self.standardization__std\n"
+         << "    z, log_det = self.flow_forward(rows, context)\n"
+         << "    log_q = -0.5 * z.pow(2).sum(1) - " << literal(0.5 * static_cast<double>(d) * kLogTwoPi)
+         << " + log_det\n"
+         << "    log_q = log_q + -self.standardization__std.log().sum()\n"
+         << "    log_q = log_q.reshape(theta.size()[:-1])\n"
+         << "    return log_q if batched else log_q.squeeze(0)\n\n"
+         << "def sample(self, responses: Tensor, n: int) -> Tensor:\n"
+         << "    batched = responses.dim() == 3\n"
+         << "    if not batched:\n"
+         << "        responses = responses.unsqueeze(0)\n"
+         << "    context = self.condition(responses)\n"
+         << "    rows = context.size(0)\n"
+         << "    repeated = torch.repeat_interleave(context, n, 0)\n"
+         << "    z = torch.randn([rows * n, " << d << "], dtype=context.dtype, device=context.device)\n"
+         << "    theta = self.flow_inverse(z, repeated).reshape(rows, n, " << d << ")\n"
+         << "    draws = (theta * self.standardization__std + self.standardization__mean).reshape("
+            "responses.size(0), responses.size(2), n, " << d << ")\n"
+         << "    return draws if batched else draws.squeeze(0)\n";
+  }
+
+  const ApproximatorSpec& spec_;
+  std::ostringstream out_;
+};
+
+}  // namespace
+
+std::string torchscript_source(const ApproximatorSpec& spec) { return SourceWriter(spec).write(); }
+
+void save_torchscript(ContinuousApproximatorImpl& approximator, const std::vector<std::string>& parameter_names,
+                      std::ostream& out) {
+  torch::NoGradGuard no_grad;
+  torch::jit::Module module(c10::QualifiedName("__torch__.bfhpo.PosteriorEstimator"));
+  for (const auto& p : approximator.named_parameters()) {
+    if (!p.value().defined()) continue;  // MultiheadAttention's unused separate projections
+    module.register_parameter(attribute_name(p.key()), p.value().detach().to(torch::kCPU), /*is_buffer=*/false);
+  }
+  for (const auto& b : approximator.named_buffers()) {
+    if (!b.value().defined()) continue;
+    auto value = b.value().detach().to(torch::kCPU);
+    // Module::to(dtype) casts the permutations too; index_select needs int64.
+    if (b.key().find("permutation") != std::string::npos) value = value.to(torch::kLong);
+    module.register_buffer(attribute_name(b.key()), value);
+  }
+  module.register_buffer("standardization__std", approximator.standardization()->std().detach().to(torch::kCPU));
+  c10::List<std::string> names;
+  for (const auto& name : parameter_names) names.push_back(name);
+  module.register_attribute("parameter_names", c10::ListType::ofStrings(), names);
+  module.register_attribute("spec", c10::StringType::get(), to_json(approximator.spec()).dump());
+  module.define(torchscript_source(approximator.spec()));
+  module.save(out);
+}
+
+}  // namespace bfhpo::models

@@ -1,0 +1,164 @@
+#include "trials/posterior_inference.hpp"
+
+#include "common/config_reader.hpp"
+#include "common/user_error.hpp"
+#include "hpo/study.hpp"
+#include "trials/export.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+namespace bfhpo::trials {
+namespace {
+
+using nlohmann::json;
+
+struct ModelFiles {
+  json config;
+  std::filesystem::path weights;
+  std::string source;
+};
+
+ModelFiles train_output_files(const std::filesystem::path& dir) {
+  const auto config_file = dir / "config.json";
+  if (!std::filesystem::exists(config_file))
+    throw UserError(dir.string() + ": no config.json in this folder. Fix: give a folder `bfhpo train` wrote, "
+                                   "or a training study file");
+  return {read_config_file(config_file, "model configuration"), dir / "weights.pt", config_file.string()};
+}
+
+ModelFiles best_trial_files(const std::filesystem::path& study_file) {
+  const hpo::StudySpec spec = hpo::load_study_spec(study_file);
+  if (!spec.has_simulator())
+    throw UserError::at(study_file.string(), "simulator", "not a training study, so it has no trained model",
+                        "give a training study or a folder `bfhpo train` wrote");
+  hpo::Study study(spec, nullptr, hpo::Study::Open::ReadOnly);
+  const json best = best_configuration_json(spec, study.trials());
+  if (!best["weights"].is_string())
+    throw UserError(study_file.string() + ": the best trial (" + best["trial"].dump() +
+                    ") saved no weights. Fix: run `bfhpo optimize` with this version, or `bfhpo train --params`");
+  return {best["config"], best["weights"].get<std::string>(), study_file.string()};
+}
+
+double quantile(const std::vector<double>& sorted, double q) {
+  const double position = q * static_cast<double>(sorted.size() - 1);
+  const auto below = static_cast<size_t>(std::floor(position));
+  const size_t above = std::min(below + 1, sorted.size() - 1);
+  return sorted[below] + (position - static_cast<double>(below)) * (sorted[above] - sorted[below]);
+}
+
+struct Summary {
+  double mean, sd, q025, q50, q975;
+};
+
+Summary summarize(std::vector<double> values) {
+  const double n = static_cast<double>(values.size());
+  double mean = 0.0;
+  for (double v : values) mean += v;
+  mean /= n;
+  double squares = 0.0;
+  for (double v : values) squares += (v - mean) * (v - mean);
+  std::sort(values.begin(), values.end());
+  return {mean, values.size() > 1 ? std::sqrt(squares / (n - 1)) : 0.0, quantile(values, 0.025),
+          quantile(values, 0.5), quantile(values, 0.975)};
+}
+
+const std::vector<std::string> kParameters{"a", "log_a", "b"};
+
+// Draws of item j's parameter ("a", "log_a" or "b") in double.
+std::vector<double> parameter_draws(const torch::Tensor& draws, int64_t item, const std::string& parameter) {
+  auto column = draws[item].select(1, parameter == "b" ? 1 : 0).to(torch::kFloat64);
+  if (parameter == "a") column = column.exp();
+  const auto contiguous = column.contiguous();
+  return std::vector<double>(contiguous.data_ptr<double>(), contiguous.data_ptr<double>() + contiguous.numel());
+}
+
+void warn_outside(std::vector<std::string>& warnings, const std::string& what, int64_t value, int64_t low,
+                  int64_t high) {
+  if (value >= low && value <= high) return;
+  warnings.push_back(std::to_string(value) + " " + what + ", outside the " + std::to_string(low) + " to " +
+                     std::to_string(high) + " the model trained on: the posterior is extrapolated");
+}
+
+}  // namespace
+
+TrainedModel load_trained_model(const std::filesystem::path& model_dir_or_study) {
+  if (!std::filesystem::exists(model_dir_or_study))
+    throw UserError(model_dir_or_study.string() + ": no such file or folder. Fix: give a folder `bfhpo train` "
+                                                  "wrote or a training study file");
+  const ModelFiles files = std::filesystem::is_directory(model_dir_or_study) ? train_output_files(model_dir_or_study)
+                                                                            : best_trial_files(model_dir_or_study);
+  TrainedModel model;
+  model.config = parse_trial_config(files.config, files.source);
+  model.weights = files.weights;
+  if (!std::filesystem::is_regular_file(model.weights))
+    throw UserError(model.weights.string() + ": the weights are missing. Fix: train again, or give the folder "
+                                             "that holds them");
+  model.config.approximator.memory = models::MemoryConfig{};
+  model.approximator = models::make_approximator(model.config.approximator);
+  torch::serialize::InputArchive archive;
+  archive.load_from(model.weights.string(), torch::kCPU);
+  model.approximator->load(archive);
+  model.approximator->eval();
+  return model;
+}
+
+PosteriorDraws infer_posterior(TrainedModel& model, const ResponseMatrix& data, int64_t n_draws, uint64_t seed) {
+  if (n_draws < 2) throw UserError("bfhpo infer: --draws must be at least 2. Fix: give --draws 1000");
+  PosteriorDraws out;
+  out.item_names = data.item_names;
+  out.seed = seed;
+  const auto& ranges = model.config.ranges;
+  warn_outside(out.warnings, "items", data.responses.size(1), ranges.min_items, ranges.max_items);
+  warn_outside(out.warnings, "persons", data.responses.size(0), ranges.min_persons, ranges.max_persons);
+  torch::NoGradGuard no_grad;
+  const auto responses = data.responses.unsqueeze(0);
+  torch::manual_seed(seed);
+  const auto draws = model.approximator->sample(n_draws, responses);
+  out.log_prob = model.approximator->log_prob(draws, responses)[0];
+  out.draws = draws[0];
+  return out;
+}
+
+json PosteriorDraws::summary_json() const {
+  json items = json::array();
+  for (size_t j = 0; j < item_names.size(); ++j) {
+    json item{{"item", item_names[j]}};
+    for (const auto& parameter : kParameters) {
+      const Summary s = summarize(parameter_draws(draws, static_cast<int64_t>(j), parameter));
+      item[parameter] = {{"mean", s.mean}, {"sd", s.sd}, {"q2.5", s.q025}, {"q50", s.q50}, {"q97.5", s.q975}};
+    }
+    items.push_back(item);
+  }
+  return {{"draws", draws.size(1)}, {"seed", seed}, {"warnings", warnings}, {"items", items}};
+}
+
+std::string PosteriorDraws::summary_csv() const {
+  std::ostringstream out;
+  out << std::setprecision(10) << "item,parameter,mean,sd,q2.5,q50,q97.5\n";
+  for (size_t j = 0; j < item_names.size(); ++j)
+    for (const auto& parameter : kParameters) {
+      const Summary s = summarize(parameter_draws(draws, static_cast<int64_t>(j), parameter));
+      out << item_names[j] << "," << parameter << "," << s.mean << "," << s.sd << "," << s.q025 << "," << s.q50
+          << "," << s.q975 << "\n";
+    }
+  return out.str();
+}
+
+std::string PosteriorDraws::draws_csv() const {
+  std::ostringstream out;
+  out << std::setprecision(9) << "item,draw,log_a,b,log_prob\n";
+  const auto d_tensor = draws.contiguous();
+  const auto lp_tensor = log_prob.contiguous();
+  const auto d = d_tensor.accessor<float, 3>();
+  const auto lp = lp_tensor.accessor<float, 2>();
+  for (int64_t j = 0; j < d.size(0); ++j)
+    for (int64_t k = 0; k < d.size(1); ++k)
+      out << item_names[static_cast<size_t>(j)] << "," << k << "," << d[j][k][0] << "," << d[j][k][1] << ","
+          << lp[j][k] << "\n";
+  return out.str();
+}
+
+}  // namespace bfhpo::trials

@@ -1,0 +1,54 @@
+// `bfhpo infer`: the trained approximator applied to a real response matrix.
+//
+// load_trained_model takes either a folder that `bfhpo train` wrote
+// (config.json + weights.pt) or a training study file (its best trial's
+// configuration and weights, as `export --best` names them). infer_posterior
+// draws n posterior draws of every item's (log a_j, b_j) on the CPU in eval
+// mode: the global generator is seeded with `seed` right before the draws,
+// so the same data, model and seed give the same draws, and the model's
+// TorchScript module (models/torchscript_module.hpp) gives them too after
+// torch.manual_seed(seed). Each draw's log q(theta | responses) comes with it.
+// A data set with more or fewer items or persons than the model trained on is
+// inferred all the same, with a warning naming the trained range.
+#pragma once
+
+#include "models/approximator.hpp"
+#include "trials/response_matrix.hpp"
+#include "trials/trial_config.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bfhpo::trials {
+
+struct TrainedModel {
+  TrialConfig config;
+  std::shared_ptr<models::ContinuousApproximatorImpl> approximator;  // eval mode, CPU, unchunked
+  std::filesystem::path weights;
+};
+
+TrainedModel load_trained_model(const std::filesystem::path& model_dir_or_study);
+
+struct PosteriorDraws {
+  std::vector<std::string> item_names;
+  torch::Tensor draws;     // [J, n, 2] float32: (log a_j, b_j)
+  torch::Tensor log_prob;  // [J, n] float32: log q(draw | responses)
+  uint64_t seed = 0;
+  std::vector<std::string> warnings;
+
+  // Per item: mean, sd and 2.5/50/97.5% quantiles (linear interpolation
+  // between order statistics) of a_j, log a_j and b_j.
+  nlohmann::json summary_json() const;
+  // The same as CSV: item,parameter,mean,sd,q2.5,q50,q97.5 (rows by item, then a, log_a, b).
+  std::string summary_csv() const;
+  // Every draw: item,draw,log_a,b,log_prob with 9 significant digits (float32 round-trips).
+  std::string draws_csv() const;
+};
+
+PosteriorDraws infer_posterior(TrainedModel& model, const ResponseMatrix& data, int64_t n_draws, uint64_t seed);
+
+}  // namespace bfhpo::trials

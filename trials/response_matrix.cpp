@@ -1,0 +1,175 @@
+#include "trials/response_matrix.hpp"
+
+#include "common/user_error.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <set>
+#include <sstream>
+
+namespace bfhpo::trials {
+namespace {
+
+struct Position {
+  size_t line = 1;
+  size_t column = 1;
+};
+
+std::string where(const std::filesystem::path& file, size_t line, size_t column) {
+  return file.string() + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+// Length of the UTF-8 sequence starting at text[i], 0 when it is not valid.
+size_t utf8_length(const std::string& text, size_t i) {
+  const auto byte = static_cast<unsigned char>(text[i]);
+  size_t length = byte < 0x80 ? 1 : (byte >> 5) == 0x6 ? 2 : (byte >> 4) == 0xE ? 3 : (byte >> 3) == 0x1E ? 4 : 0;
+  if (length == 0 || i + length > text.size()) return 0;
+  for (size_t k = 1; k < length; ++k)
+    if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) return 0;
+  return length;
+}
+
+void require_text(const std::filesystem::path& file, const std::string& text) {
+  Position at;
+  for (size_t i = 0; i < text.size();) {
+    const size_t length = text[i] == '\0' ? 0 : utf8_length(text, i);
+    if (length == 0)
+      throw UserError(where(file, at.line, at.column) +
+                      ": not a text file (a NUL byte or invalid UTF-8 here). Fix: give a CSV or TSV file of 0/1 "
+                      "responses with a header of item names");
+    if (text[i] == '\n') {
+      ++at.line;
+      at.column = 1;
+    } else {
+      ++at.column;
+    }
+    i += length;
+  }
+}
+
+std::string trimmed(const std::string& field) {
+  size_t begin = 0, end = field.size();
+  while (begin < end && std::isspace(static_cast<unsigned char>(field[begin]))) ++begin;
+  while (end > begin && std::isspace(static_cast<unsigned char>(field[end - 1]))) --end;
+  std::string out = field.substr(begin, end - begin);
+  if (out.size() >= 2 && out.front() == '"' && out.back() == '"') out = out.substr(1, out.size() - 2);
+  return out;
+}
+
+std::vector<std::string> split(const std::string& line, char delimiter) {
+  std::vector<std::string> fields;
+  std::string field;
+  std::istringstream in(line);
+  while (std::getline(in, field, delimiter)) fields.push_back(trimmed(field));
+  if (!line.empty() && line.back() == delimiter) fields.emplace_back();
+  return fields;
+}
+
+std::string lowercase(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
+
+bool is_id_name(const std::string& name) {
+  static const std::set<std::string> names{"id", "person", "person_id", "respondent"};
+  return names.count(lowercase(name)) > 0;
+}
+
+std::string read_all(const std::filesystem::path& file) {
+  if (std::filesystem::is_directory(file))
+    throw UserError(file.string() + ": is a directory. Fix: give the CSV or TSV file of responses");
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    throw UserError(file.string() + ": cannot open (" + std::strerror(errno) +
+                    "). Fix: give the path of a readable CSV or TSV file of responses");
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+ResponseMatrix read_response_matrix(const std::filesystem::path& file, const std::string& id_column) {
+  const std::string text = read_all(file);
+  require_text(file, text);
+
+  std::vector<std::pair<size_t, std::string>> lines;  // (line number, content), blank lines dropped
+  {
+    std::istringstream in(text);
+    std::string line;
+    for (size_t number = 1; std::getline(in, line); ++number) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (trimmed(line).empty()) continue;
+      lines.emplace_back(number, line);
+    }
+  }
+  if (lines.empty())
+    throw UserError(file.string() + ": empty file. Fix: a header of item names, then one row of 0/1 per person");
+
+  const bool tab = file.extension() == ".tsv" || lines.front().second.find('\t') != std::string::npos;
+  const char delimiter = tab ? '\t' : ',';
+  const std::vector<std::string> header = split(lines.front().second, delimiter);
+  const size_t header_line = lines.front().first;
+
+  std::optional<size_t> id_index;
+  for (size_t c = 0; c < header.size(); ++c)
+    if (id_column.empty() ? is_id_name(header[c]) : header[c] == id_column) {
+      id_index = c;
+      break;
+    }
+  if (!id_column.empty() && !id_index)
+    throw UserError(where(file, header_line, 1) + ": no column named '" + id_column +
+                    "' in the header. Fix: give --id-column one of the header's names, or leave it out");
+
+  ResponseMatrix matrix;
+  std::vector<size_t> item_columns;
+  std::set<std::string> seen;
+  for (size_t c = 0; c < header.size(); ++c) {
+    if (id_index && c == *id_index) continue;
+    if (header[c].empty())
+      throw UserError(where(file, header_line, c + 1) +
+                      ": an empty item name in the header. Fix: name every item column");
+    if (!seen.insert(header[c]).second)
+      throw UserError(where(file, header_line, c + 1) + ": item '" + header[c] +
+                      "' appears twice in the header. Fix: give each item column its own name");
+    item_columns.push_back(c);
+    matrix.item_names.push_back(header[c]);
+  }
+  if (item_columns.empty())
+    throw UserError(where(file, header_line, 1) +
+                    ": no item columns in the header. Fix: a header of item names (and optionally an id column)");
+
+  const size_t persons = lines.size() - 1;
+  if (persons < 2)
+    throw UserError(file.string() + ": " + std::to_string(persons) +
+                    " person(s); the posterior needs at least two. Fix: one row of 0/1 responses per person");
+  std::vector<float> values;
+  values.reserve(persons * item_columns.size());
+  for (size_t row = 1; row < lines.size(); ++row) {
+    const auto& [number, line] = lines[row];
+    const auto fields = split(line, delimiter);
+    if (fields.size() != header.size())
+      throw UserError(where(file, number, 1) + ": " + std::to_string(fields.size()) + " fields, the header has " +
+                      std::to_string(header.size()) + ". Fix: one field per header column on every line" +
+                      (tab ? " (tab-separated)" : " (comma-separated)"));
+    if (id_index) matrix.person_ids.push_back(fields[*id_index]);
+    for (size_t k = 0; k < item_columns.size(); ++k) {
+      const std::string& value = fields[item_columns[k]];
+      const std::string cell = where(file, number, item_columns[k] + 1) + " (item '" + matrix.item_names[k] + "')";
+      if (value.empty() || lowercase(value) == "na")
+        throw UserError(cell + ": a missing response; the model needs complete responses. Fix: fill the cell with "
+                               "0 or 1, or drop the person or the item");
+      if (value != "0" && value != "1")
+        throw UserError(cell + ": '" + value + "' is not a response. Fix: 0 or 1");
+      values.push_back(value == "1" ? 1.0f : 0.0f);
+    }
+  }
+  matrix.responses = torch::tensor(values).reshape({static_cast<int64_t>(persons),
+                                                    static_cast<int64_t>(item_columns.size())});
+  return matrix;
+}
+
+}  // namespace bfhpo::trials
