@@ -53,28 +53,26 @@ json bayesflow_json(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTri
   const int warmup_steps = static_cast<int>(std::ceil(t.warmup_fraction * total_steps));
   json out;
   out["bfhpo"] = {{"study", spec.name}, {"trial", best["trial"]}, {"value", best["value"]}, {"weights", best["weights"]}};
-  // responses [B, P, J]: a DeepSet over persons for every item, then a
-  // SetTransformer across the items (BayesFlow composes them as a
-  // hierarchical summary network).
-  out["summary_network"] = {
-      {"persons_stage",
-       {{"class", "bayesflow.networks.DeepSet"},
-        {"kwargs",
-         {{"summary_dim", s.embed_dim},
-          {"mlp_widths_equivariant", repeated(s.cell_mlp_width, s.cell_mlp_depth)},
-          {"mlp_widths_invariant_inner", repeated(s.cell_mlp_width, s.cell_mlp_depth)},
-          {"mlp_widths_invariant_outer", json::array({s.cell_dim})},
-          {"activation", activation},
-          {"dropout", s.dropout}}}}},
-      {"items_stage",
-       {{"class", "bayesflow.networks.SetTransformer"},
-        {"kwargs",
-         {{"summary_dim", s.summary_dim},
-          {"embed_dims", repeated(s.embed_dim, s.attention_layers)},
-          {"num_heads", repeated(s.attention_heads, s.attention_layers)},
-          {"mlp_depths", repeated(1, s.attention_layers)},
-          {"mlp_widths", repeated(s.embed_dim, s.attention_layers)},
-          {"dropout", s.dropout}}}}}};
+  out["bayesflow_version"] = "2.1";
+  // BayesFlow approximates one parameter vector per data set; the closest to
+  // bfhpo's per-item posterior is one item's column as the data set: its
+  // cells (a set over persons) through a DeepSet, (log a_j, b_j) through the flow.
+  out["adapter"] = {{"method", "bayesflow.approximators.ContinuousApproximator.build_adapter"},
+                    {"kwargs",
+                     {{"inference_variables", json::array({"log_a", "b"})},
+                      {"summary_variables", json::array({"item_cells"})}}}};
+  out["summary_network"] = {{"class", "bayesflow.networks.DeepSet"},
+                            {"kwargs",
+                             {{"summary_dim", s.embed_dim},
+                              {"depth", 1},
+                              {"mlp_widths_equivariant", repeated(s.cell_mlp_width, s.cell_mlp_depth)},
+                              {"mlp_widths_invariant_inner", repeated(s.cell_mlp_width, s.cell_mlp_depth)},
+                              {"mlp_widths_invariant_outer", json::array({s.cell_dim})},
+                              {"mlp_widths_invariant_last", json::array({s.cell_dim})},
+                              {"inner_pooling", "mean"},
+                              {"output_pooling", "mean"},
+                              {"activation", activation},
+                              {"dropout", s.dropout}}}};
   out["inference_network"] = {
       {"class", "bayesflow.networks.CouplingFlow"},
       {"kwargs",
@@ -85,22 +83,14 @@ json bayesflow_json(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTri
         {"subnet_kwargs",
          {{"widths", repeated(f.subnet_width, f.subnet_depth)},
           {"activation", config.to_json()["approximator"]["flow"]["activation"]},
+          {"residual", false},
           {"dropout", f.dropout}}},
-        {"transform_kwargs", {{"clamp", f.clamp}}}}}};
-  out["approximator"] = {{"class", "bayesflow.ContinuousApproximator"},
-                         {"standardize", "inference_variables"},
-                         {"inference_variables", json::array({"log_a", "b"})},
-                         {"summary_variables", json::array({"responses"})}};
-  if (config.approximator.calibration.enabled) {
-    const auto& c = config.approximator.calibration;
-    out["calibration"] = {{"method", "Falkiewicz et al. 2023, differentiable coverage"},
-                          {"weight", c.weight},
-                          {"n_post_samples", c.n_post_samples},
-                          {"conservative", c.conservative},
-                          {"ste_temperature", c.ste_temperature}};
-  }
+        {"transform_kwargs", {{"clamp", true}}}}}};
+  out["approximator"] = {{"class", "bayesflow.approximators.ContinuousApproximator"},
+                         {"kwargs", {{"standardize", "inference_variables"}}}};
   out["training"] = {
-      {"fit_kwargs", {{"epochs", t.epochs}, {"num_batches", t.num_batches}, {"batch_size", t.batch_size}}},
+      {"method", "bayesflow.BasicWorkflow.fit_online"},
+      {"kwargs", {{"epochs", t.epochs}, {"num_batches_per_epoch", t.num_batches}, {"batch_size", t.batch_size}}},
       {"optimizer",
        {{"class", "keras.optimizers.Adam"},
         {"clipnorm", t.clip_grad_norm > 0 ? json(t.clip_grad_norm) : json()},
@@ -111,6 +101,34 @@ json bayesflow_json(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTri
             {"warmup_target", t.learning_rate},
             {"warmup_steps", warmup_steps},
             {"decay_steps", total_steps - warmup_steps}}}}}}}};
+  json notes = json::array(
+      {"bfhpo's flow is per item: q(log a_j, b_j | item context, global summary) over every item of a data set. "
+       "BayesFlow's ContinuousApproximator models one vector per data set, so here each item is a data set: "
+       "item_cells is that item's column as a set over persons, with the features bfhpo computes per cell "
+       "(response y_pj, the person's raw score, the item's p-value, y_pj minus the raw score), which the "
+       "simulator must provide.",
+       "Not carried over: bfhpo's SetTransformer across items (" + std::to_string(s.attention_layers) +
+           " self-attention layers of width " + std::to_string(s.embed_dim) + ", " +
+           std::to_string(s.attention_heads) +
+           " heads) and its global summary (width " + std::to_string(s.summary_dim) +
+           ") appended to every item's context. Closest: a custom SummaryNetwork over the whole matrix that "
+           "returns one context per item; BayesFlow's SetTransformer pools to one vector per data set.",
+       "bfhpo's summary is one phi MLP per cell, a mean over persons and a linear map to embed_dim; a DeepSet "
+       "of depth 1 is the smallest BayesFlow DeepSet and adds an equivariant stage bfhpo does not have.",
+       "bfhpo soft-clamps log-scales as c * 2/pi * atan(s / c) with c = " + json(f.clamp).dump() +
+           "; BayesFlow's AffineTransform takes clamp as a bool (a fixed arcsinh soft clamp), so the value does "
+           "not carry over.",
+       "bfhpo's MLPs are plain (no residual connections, no norm), hence residual=false; its initialisation "
+       "(LibTorch defaults, zero-initialised coupling outputs) is not BayesFlow's.",
+       "bfhpo standardizes the inference variables with running statistics, as standardize="
+       "\"inference_variables\" does."});
+  if (config.approximator.calibration.enabled) {
+    const auto& c = config.approximator.calibration;
+    notes.push_back("Not carried over: the calibration penalty (Falkiewicz et al. 2023), weight " +
+                    json(c.weight).dump() + " with " + std::to_string(c.n_post_samples) +
+                    " posterior samples; BayesFlow 2.1's ContinuousApproximator has no such loss term.");
+  }
+  out["notes"] = notes;
   out["simulator"] = config.to_json()["simulator"];
   return out;
 }

@@ -7,9 +7,12 @@
 //     "trained_with" (seed, threads, device, LibTorch, OOM retries and the
 //     validation loss; trials/reproduction.hpp), and "weights", the path of
 //     its saved weights.
-//   bayesflow_json: the same configuration as BayesFlow (2.x) constructor
-//     arguments -- summary network stages, CouplingFlow, fit() and optimizer
-//     settings -- so a Python user can rebuild and retrain it.
+//   bayesflow_json: the closest BayesFlow 2.1 configuration, as keyword
+//     arguments that exist in BayesFlow 2.1 with the same meaning (adapter,
+//     DeepSet, CouplingFlow, ContinuousApproximator, BasicWorkflow.fit_online,
+//     the Keras optimizer), and "notes": what does not carry over (the
+//     per-item flow, the cell features, attention across items and the global
+//     summary, the clamp value, calibration) and the closest equivalent.
 #pragma once
 
 #include "hpo/frozen_trial.hpp"
