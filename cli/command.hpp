@@ -22,6 +22,7 @@ const std::vector<Command>& commands();
 int run_ask(const std::vector<std::string>& args);
 int run_tell(const std::vector<std::string>& args);
 int run_enqueue(const std::vector<std::string>& args);
+int run_requeue(const std::vector<std::string>& args);
 int run_status(const std::vector<std::string>& args);
 int run_export(const std::vector<std::string>& args);
 int run_train(const std::vector<std::string>& args);

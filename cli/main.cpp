@@ -12,6 +12,7 @@ const std::vector<Command>& commands() {
       {"ask", "propose a trial, record it RUNNING, print {\"trial\": N, \"params\": {...}}", run_ask},
       {"tell", "finish a trial with a value or a state", run_tell},
       {"enqueue", "add a WAITING trial with fixed params, served first by ask", run_enqueue},
+      {"requeue", "release a RUNNING trial whose caller is gone: FAIL, its params queued again", run_requeue},
       {"status", "counts by state, the best trial and a table of trials", run_status},
       {"export", "the best configuration (JSON, BayesFlow arguments) or every trial (JSON, CSV)", run_export},
       {"estimate", "estimated peak memory of one configuration, term by term, and the gate's decision", run_estimate},

@@ -15,8 +15,24 @@ int run_status(const std::vector<std::string>& args) {
   hpo::StudySpec spec = hpo::load_study_spec(vm["study"].as<std::string>());
   hpo::Study study(spec, nullptr, hpo::Study::Open::ReadOnly);
   const auto trials = study.trials();
-  if (vm.count("json")) std::cout << hpo::study_status_json(spec, trials).dump(2) << std::endl;
-  else std::cout << hpo::study_status_table(spec, trials);
+  // RUNNING trials nobody is working on any more (a dead ask/tell caller, a
+  // worker gone): shown with the way to release them.
+  nlohmann::json abandoned = nlohmann::json::array();
+  const double now = hpo::unix_seconds_now();
+  for (const auto& t : trials)
+    if (const std::string reason = hpo::abandoned_reason(t, spec.stale_after_s, now); !reason.empty())
+      abandoned.push_back({{"number", t.number}, {"reason", reason}});
+  if (vm.count("json")) {
+    nlohmann::json status = hpo::study_status_json(spec, trials);
+    status["abandoned"] = abandoned;
+    std::cout << status.dump(2) << std::endl;
+    return 0;
+  }
+  std::cout << hpo::study_status_table(spec, trials);
+  for (const auto& t : abandoned)
+    std::cout << "trial " << t["number"] << " is RUNNING but looks abandoned (" << t["reason"].get<std::string>()
+              << "): release it with `bfhpo requeue " << spec.source.string() << " --trial " << t["number"]
+              << "` (its params run again) or `bfhpo tell ... --trial " << t["number"] << " --state fail`\n";
   return 0;
 }
 

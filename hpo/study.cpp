@@ -3,8 +3,8 @@
 #include "common/user_error.hpp"
 #include "hpo/storage/open_storage.hpp"
 #include "hpo/storage/postgres_url.hpp"
+#include "hpo/storage/process_liveness.hpp"
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,34 +18,30 @@
 namespace bfhpo::hpo {
 namespace {
 
-std::string host_name() {
-  char name[256] = {};
-  ::gethostname(name, sizeof name - 1);
-  return name;
-}
-
-// The pid of the trial's worker (kWorkerAttr) when it is another process of this host.
-std::optional<pid_t> other_worker_on_this_host(const FrozenTrial& trial) {
+// The worker recorded on a trial (kWorkerAttr), if any, and whether it runs.
+struct Worker {
+  std::string host;
+  long pid = 0;
+  Liveness liveness = Liveness::Unknown;
+};
+std::optional<Worker> worker_of(const FrozenTrial& trial) {
   if (!trial.system_attrs.contains(kWorkerAttr)) return std::nullopt;
-  const auto& worker = trial.system_attrs[kWorkerAttr];
-  if (!worker.contains("host") || worker["host"] != host_name() || !worker.contains("pid")) return std::nullopt;
-  const pid_t pid = worker["pid"].get<pid_t>();
-  if (pid == ::getpid()) return std::nullopt;
-  return pid;
+  const auto& w = trial.system_attrs[kWorkerAttr];
+  if (!w.is_object() || !w.contains("host") || !w["host"].is_string() || !w.contains("pid") ||
+      !w["pid"].is_number_integer())
+    return std::nullopt;
+  Worker worker{w["host"].get<std::string>(), w["pid"].get<long>()};
+  worker.liveness = process_liveness(worker.host, worker.pid);
+  return worker;
 }
 
-bool process_exists(pid_t pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
-
-// The trial's worker ran on this host and its process no longer exists.
-bool worker_is_dead(const FrozenTrial& trial) {
-  const auto pid = other_worker_on_this_host(trial);
-  return pid && !process_exists(*pid);
-}
+bool is_this_process(const Worker& worker) { return worker.host == this_host() && worker.pid == ::getpid(); }
 
 // The trial's worker is another process on this host that still exists.
-std::optional<pid_t> live_other_worker(const FrozenTrial& trial) {
-  const auto pid = other_worker_on_this_host(trial);
-  return pid && process_exists(*pid) ? pid : std::nullopt;
+std::optional<long> live_other_worker(const FrozenTrial& trial) {
+  const auto worker = worker_of(trial);
+  if (!worker || worker->liveness != Liveness::Alive || is_this_process(*worker)) return std::nullopt;
+  return worker->pid;
 }
 
 }  // namespace
@@ -93,6 +89,13 @@ Admission room_below(int n_trials) {
 bool always(const std::vector<FrozenTrial>&) { return true; }
 
 nlohmann::json heartbeat_attrs() { return {{kHeartbeatAttr, unix_seconds_now()}}; }
+
+// A worker's trial also names its process, so a worker on this host is judged by its pid.
+nlohmann::json worker_attrs() {
+  nlohmann::json attrs = heartbeat_attrs();
+  attrs[kWorkerAttr] = {{"host", this_host()}, {"pid", ::getpid()}};
+  return attrs;
+}
 
 }  // namespace
 
@@ -167,8 +170,8 @@ AskedTrial Study::ask(const FeasiblePredicate& feasible) {
 
 std::optional<AskedTrial> Study::ask_if_room(const FeasiblePredicate& feasible) {
   const Admission admit = room_below(spec_.n_trials);
-  if (auto waiting = claim_waiting(admit, heartbeat_attrs())) return waiting;
-  const auto created = storage_->create_trial_if(study_id_, admit, heartbeat_attrs());
+  if (auto waiting = claim_waiting(admit, worker_attrs())) return waiting;
+  const auto created = storage_->create_trial_if(study_id_, admit, worker_attrs());
   if (!created) return std::nullopt;
   return fill_new_trial(*created, feasible);
 }
@@ -249,9 +252,19 @@ void Study::refuse_if_held_by_another_worker(const FrozenTrial& trial) const {
 
 void Study::heartbeat(int number) { storage_->record_heartbeat(trial_id_of(number)); }
 
-void Study::claim_for_this_process(int number) {
-  storage_->set_trial_system_attr(trial_id_of(number), kWorkerAttr, {{"host", host_name()}, {"pid", ::getpid()}});
-  heartbeat(number);
+int Study::requeue(int number) {
+  const FrozenTrial current = trial(number);
+  if (current.state != TrialState::Running)
+    throw UserError::at(storage_->location(), "trial",
+                        "trial " + std::to_string(number) + " is " + to_string(current.state) + ", not RUNNING",
+                        "requeue only RUNNING trials (see `bfhpo status`)");
+  refuse_if_held_by_another_worker(current);
+  if (!fail_and_requeue(number, "released by `bfhpo requeue`"))
+    throw UserError::at(storage_->location(), "trial", "trial " + std::to_string(number) + " was finished meanwhile",
+                        "nothing to release");
+  for (const auto& t : storage_->trials_of(study_id_))
+    if (t.system_attrs.value(kRequeuedFromAttr, -1) == number) return t.number;
+  throw std::logic_error("requeue: the WAITING copy of trial " + std::to_string(number) + " is missing");
 }
 
 bool Study::fail_and_requeue(int number, const std::string& reason) {
@@ -268,23 +281,38 @@ bool Study::fail_and_requeue(int number, const std::string& reason) {
   return true;
 }
 
-std::vector<int> Study::recover_stale_trials(double stale_after_s) {
+std::string abandoned_reason(const FrozenTrial& trial, double stale_after_s, double now) {
+  if (trial.state != TrialState::Running) return "";
+  if (const auto worker = worker_of(trial)) {
+    if (worker->liveness == Liveness::Gone)
+      return "interrupted: its worker process " + std::to_string(worker->pid) + " is gone";
+    if (worker->liveness == Liveness::Alive) return "";
+  }
+  const auto heartbeat = trial.system_attrs.find(kHeartbeatAttr);
+  if (heartbeat == trial.system_attrs.end() || !heartbeat->is_number()) return "";
+  const double silent_s = now - heartbeat->get<double>();
+  if (silent_s <= stale_after_s) return "";
+  return "stale heartbeat: no sign of life for " + std::to_string(static_cast<long>(silent_s)) + " s";
+}
+
+std::vector<int> Study::recover_stale_trials() {
   std::vector<int> failed;
   const double now = unix_seconds_now();
   for (const auto& t : trials()) {
-    if (t.state != TrialState::Running) continue;
-    std::string reason;
-    if (worker_is_dead(t)) {
-      reason = "interrupted: its worker process " + t.system_attrs[kWorkerAttr]["pid"].dump() + " is gone";
-    } else if (t.system_attrs.contains(kHeartbeatAttr) &&
-               now - t.system_attrs[kHeartbeatAttr].get<double>() > stale_after_s) {
-      reason = "stale heartbeat: the worker died";
-    } else {
-      continue;
-    }
-    if (fail_and_requeue(t.number, reason)) failed.push_back(t.number);
+    if (!worker_of(t)) continue;  // an ask/tell caller's trial: released by hand (tell --state fail, requeue)
+    const std::string reason = abandoned_reason(t, spec_.stale_after_s, now);
+    if (!reason.empty() && fail_and_requeue(t.number, reason)) failed.push_back(t.number);
   }
   return failed;
+}
+
+bool Study::other_workers_running() {
+  for (const auto& t : storage_->trials_of(study_id_)) {
+    if (t.state != TrialState::Running) continue;
+    const auto worker = worker_of(t);
+    if (worker && !is_this_process(*worker)) return true;
+  }
+  return false;
 }
 
 bool Study::timed_out() const {

@@ -59,7 +59,8 @@ class Study {
   // a new trial created only while the study's finished plus RUNNING trials
   // are fewer than n_trials, checked and done in one atomic step of the
   // storage, so concurrent workers never overshoot n_trials (enqueued trials
-  // included). None when the study has enough trials started.
+  // included). The trial records this process as its worker (kWorkerAttr),
+  // which then heartbeats. None when the study has enough trials started.
   std::optional<AskedTrial> ask_if_room(const FeasiblePredicate& feasible = {});
   // Finishes a RUNNING trial: COMPLETE with a finite value, PRUNED or FAIL
   // without one. Throws UserError for an unknown or finished trial, and for a
@@ -73,18 +74,26 @@ class Study {
   // Adds a WAITING trial with fixed params (served first by ask). Returns its number.
   int enqueue(const Params& params);
   void heartbeat(int number);
-  // Records that this process runs the trial (kWorkerAttr) and a first
-  // heartbeat, so a resume on this host can tell at once that it died.
-  void claim_for_this_process(int number);
   // A RUNNING trial that did not finish through no fault of its params (the
   // worker was interrupted or died) becomes FAIL with `reason` and a WAITING
   // copy with the same params is queued. False when another worker finished
   // or recovered it first.
   bool fail_and_requeue(int number, const std::string& reason);
-  // RUNNING trials whose worker is gone become FAIL and are re-queued (as
-  // above): a heartbeat older than `stale_after_s`, or a worker process on
-  // this host that no longer exists. Returns the failed numbers.
-  std::vector<int> recover_stale_trials(double stale_after_s);
+  // fail_and_requeue by hand (`bfhpo requeue`) for a trial whose caller is
+  // gone; returns the WAITING copy's number. UserError for a trial that is not
+  // RUNNING or that a live worker on this host trains.
+  int requeue(int number);
+  // RUNNING trials of workers (kWorkerAttr) that are gone become FAIL and
+  // are re-queued (as above): a worker process on this host that no longer
+  // exists, or a worker elsewhere silent for longer than spec.stale_after_s.
+  // A live process on this host keeps its trial however long it is silent
+  // (stopped, swapped out). Trials of ask/tell callers are never taken: see
+  // abandoned_reason. Returns the failed numbers.
+  std::vector<int> recover_stale_trials();
+  // Whether RUNNING trials of other workers (kWorkerAttr) remain, as of the
+  // last sync: a worker that finds no room waits for them to finish or to be
+  // recovered.
+  bool other_workers_running();
 
   std::vector<FrozenTrial> trials();  // replays first
   const FrozenTrial& trial(int number);
@@ -108,6 +117,10 @@ class Study {
   std::chrono::steady_clock::time_point opened_ = std::chrono::steady_clock::now();
 };
 
+// Why a RUNNING trial looks abandoned (empty when it may still run): its
+// worker process on this host is gone, or (a worker on another host, or an
+// ask/tell caller) its last heartbeat is older than stale_after_s.
+std::string abandoned_reason(const FrozenTrial& trial, double stale_after_s, double now);
 // Finished trials the study counts toward n_trials (see above).
 int count_finished(const std::vector<FrozenTrial>& trials);
 // The best COMPLETE trial of `trials` for `direction`, if any.

@@ -50,6 +50,16 @@ StudySpec parse_study_spec(const json& document, const std::filesystem::path& so
     spec.storage = source;
     spec.storage += ".journal";
   }
+  std::error_code same_error;
+  if (std::filesystem::equivalent(spec.storage, source, same_error))
+    throw top.error("storage", "names the study file itself; writing trials there would destroy the study file",
+                    "write e.g. \"storage\": \"" + source.filename().string() + ".journal\"");
+  if (const auto stale = top.number("stale_after_s")) {
+    if (!(*stale >= 20))
+      throw top.error("stale_after_s", "must be at least 20 seconds (two heartbeats of a worker)",
+                      "write e.g. \"stale_after_s\": 120");
+    spec.stale_after_s = *stale;
+  }
   top.allow({"simulator", "training", "approximator", "memory", "objective"});
   top.reject_unknown_keys();
   // Each reads and checks its own section (unknown keys included).

@@ -38,6 +38,10 @@ struct StudySpec {
   // A journal path (default "<study file>.journal" beside it; relative paths
   // are relative to the study file) or a postgresql:// URL, kept as written.
   std::filesystem::path storage;
+  // A RUNNING trial whose worker cannot be checked by its pid (another host,
+  // an ask/tell caller) counts as abandoned after this long without a
+  // heartbeat ("stale_after_s"; a worker's heartbeat comes every 10 s).
+  double stale_after_s = 120.0;
   nlohmann::json document;        // the whole file
 
   bool has_simulator() const { return document.contains("simulator"); }

@@ -3,6 +3,7 @@
 #include "hpo/sampler_factory.hpp"
 
 #include <chrono>
+#include <thread>
 #include <cmath>
 
 namespace bfhpo::trials {
@@ -40,7 +41,7 @@ OptimizeSummary optimize_study(const OptimizeOptions& options, const TrialObserv
   summary.n_trials = spec.n_trials;
   summary.device = context.device.str();
   summary.budget_mb = context.budget_mb;
-  summary.recovered = study.recover_stale_trials(kStaleHeartbeat_s);
+  summary.recovered = study.recover_stale_trials();
   const hpo::FeasiblePredicate feasible = context.memory_feasibility();
   while (true) {
     if (interrupted && interrupted->load()) {
@@ -53,7 +54,16 @@ OptimizeSummary optimize_study(const OptimizeOptions& options, const TrialObserv
     }
     const auto ask_start = std::chrono::steady_clock::now();
     const std::optional<hpo::AskedTrial> next = study.ask_if_room(feasible);
-    if (!next) break;  // finished + running trials reach n_trials: other workers finish the rest
+    if (!next) {
+      // Finished + running trials reach n_trials. While other workers' trials
+      // run, wait: each one finishes, or its worker dies and it is re-queued
+      // here, so a survivor completes the study.
+      if (study.is_done() || !study.other_workers_running()) break;
+      const std::vector<int> recovered = study.recover_stale_trials();
+      summary.recovered.insert(summary.recovered.end(), recovered.begin(), recovered.end());
+      if (recovered.empty()) std::this_thread::sleep_for(kWaitForWorkers);
+      continue;
+    }
     const hpo::AskedTrial& asked = *next;
     study.storage().set_trial_system_attr(
         asked.trial_id, "bfhpo:ask_seconds",

@@ -3,12 +3,16 @@
 // them: several processes may share the journal), the timeout passes, or the
 // run is interrupted. On start, RUNNING trials whose worker is gone (a kill -9,
 // a crash) become FAIL and are re-queued with the same params, so no finished
-// trial is lost and the interrupted one runs again.
+// trial is lost and the interrupted one runs again. A worker that finds no
+// trial left to start waits while other workers' trials run and re-queues
+// those whose worker dies (Study::recover_stale_trials), so the survivors
+// finish the study.
 #pragma once
 
 #include "trials/runner.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <vector>
@@ -44,7 +48,7 @@ struct OptimizeSummary {
 OptimizeSummary optimize_study(const OptimizeOptions& options, const TrialObserver& observer = {},
                                const std::atomic<bool>* interrupted = nullptr);
 
-// Seconds after which a RUNNING trial without a heartbeat counts as dead.
-inline constexpr double kStaleHeartbeat_s = 120.0;
+// How often a worker with no trial left to start looks at the other workers' trials.
+inline constexpr std::chrono::milliseconds kWaitForWorkers{500};
 
 }  // namespace bfhpo::trials

@@ -11,8 +11,13 @@
 
 #include <torch/version.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace bfhpo::trials {
 namespace {
@@ -42,6 +47,25 @@ class TrialRecord {
   int trial_id_;
   TrialOutcome& outcome_;
 };
+
+// <weights dir>/trial-<number>.pt, or trial-<number>-<k>.pt when that name
+// is taken: a file there belongs to another journal (one renamed away, whose
+// trials still point to it) and is never overwritten. The name is reserved
+// by creating the file exclusively.
+std::filesystem::path reserve_weights_file(const std::filesystem::path& dir, int number) {
+  std::filesystem::create_directories(dir);
+  for (int k = 1;; ++k) {
+    const std::string suffix = k == 1 ? "" : "-" + std::to_string(k);
+    const auto path = dir / ("trial-" + std::to_string(number) + suffix + ".pt");
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      ::close(fd);
+      return path;
+    }
+    if (errno != EEXIST)
+      throw std::runtime_error("cannot create " + path.string() + ": " + std::strerror(errno));
+  }
+}
 
 nlohmann::json history_json(const std::vector<OomEvent>& history) {
   nlohmann::json out = nlohmann::json::array();
@@ -89,7 +113,6 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   TrialOutcome outcome;
   outcome.number = asked.number;
   TrialRecord record(study, asked, outcome);
-  study.claim_for_this_process(asked.number);
   const nlohmann::json params = context.spec.search_space.to_external(asked.params);
   if (observer.on_start) {
     const auto best = study.best_trial();
@@ -236,11 +259,15 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   if (!std::isfinite(value)) {
     return finish(hpo::TrialState::Fail, {}, "non-finite objective value");
   }
-  const auto weights = context.weights_dir / ("trial-" + std::to_string(asked.number) + ".pt");
+  std::filesystem::path weights;
   try {
-    std::filesystem::create_directories(context.weights_dir);
+    weights = reserve_weights_file(context.weights_dir, asked.number);
     trainer.save_weights(weights);
   } catch (const std::exception& e) {  // a full disk: not the params' fault, so they are re-queued
+    if (!weights.empty()) {
+      std::error_code ignored;
+      std::filesystem::remove(weights, ignored);  // the empty name reserved above, never another's file
+    }
     outcome.interrupted = true;
     finish(hpo::TrialState::Fail, {}, std::string("cannot save the weights: ") + e.what());
     throw UserError("trial " + std::to_string(asked.number) + " is FAIL and its params re-queued: " + e.what() +

@@ -7,7 +7,8 @@
 // system attributes bfhpo:* (estimate, measured peak, effective batch size and
 // chunk, OOM attempts and ladder, seconds, device, fail/prune reason) and
 // user attributes (val_nll and every diagnostic). Weights of every COMPLETE
-// trial are saved as <journal>.weights/trial-<number>.pt.
+// trial are saved as <journal>.weights/trial-<number>.pt (trial-<number>-<k>.pt
+// when a file of another journal holds that name: never overwritten).
 //
 // Outcomes: COMPLETE; PRUNED (reason "memory" or "pruner"); FAIL (non-finite
 // loss, OOM below min batch size -- reason in bfhpo:fail_reason); an

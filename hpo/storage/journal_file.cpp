@@ -25,7 +25,8 @@ std::uint64_t file_size(int fd, const std::filesystem::path& path) {
 
 }  // namespace
 
-JournalFile::JournalFile(std::filesystem::path path, StorageAccess access) : path_(std::move(path)), access_(access) {
+JournalFile::JournalFile(std::filesystem::path path, StorageAccess access)
+    : path_(std::move(path)), access_(access), lock_(path_) {
   const bool write = access_ == StorageAccess::ReadWrite;
   fd_ = write ? ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644)
               : ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
@@ -78,9 +79,18 @@ JournalFile::WriteLock::WriteLock(const JournalFile& file) : file_(file) {
   while (::flock(file_.fd_, LOCK_EX) != 0)
     if (errno != EINTR)
       throw UserError::at(file_.path_.string(), "", "cannot lock the journal: " + errno_text(), "check the disk");
+  try {
+    file_.lock_.acquire();
+  } catch (...) {
+    ::flock(file_.fd_, LOCK_UN);
+    throw;
+  }
 }
 
-JournalFile::WriteLock::~WriteLock() { ::flock(file_.fd_, LOCK_UN); }
+JournalFile::WriteLock::~WriteLock() {
+  file_.lock_.release();
+  ::flock(file_.fd_, LOCK_UN);
+}
 
 void JournalFile::check_still_at_path() const {
   struct stat opened {}, named {};
@@ -100,7 +110,10 @@ void JournalFile::append(const std::string& lines, std::uint64_t applied_end, bo
     std::string tail(size - applied_end, '\0');
     const ssize_t n = ::pread(fd_, tail.data(), tail.size(), static_cast<off_t>(applied_end));
     if (n != static_cast<ssize_t>(tail.size()) || tail.find('\n') != std::string::npos)
-      throw std::logic_error("JournalFile::append: lines past the caller's offset; it must read them under the lock");
+      throw UserError::at(path_.string(), "",
+                          "a line was appended while this process held the journal's lock: a writer that ignores "
+                          "the lock (\"<journal>.lock\") shares this journal; nothing was written",
+                          "run only writers that take the lock: bfhpo, or Optuna's JournalFileStorage");
     // A torn write: no writer holds the lock, so its writer is dead.
     if (::ftruncate(fd_, static_cast<off_t>(applied_end)) != 0)
       throw UserError::at(path_.string(), "", "cannot repair an incomplete last line: " + errno_text(),

@@ -7,6 +7,9 @@
 //   its '\n' is in the file; the bytes after the last '\n' are handed back as
 //   the tail, for the caller to judge (a complete record whose newline is
 //   missing, or a torn write).
+// - The write lock is JournalFileLock ("<journal>.lock", Optuna's protocols)
+//   taken under a flock of the journal, which queues bfhpo writers in the
+//   kernel and frees them when one dies.
 // - append() runs under the lock, so no writer that honours it can be
 //   writing: bytes after the caller's offset with no '\n' are a torn write
 //   of a dead writer and are dropped; a line ending after the caller's
@@ -18,6 +21,7 @@
 //   UserError, never results written where nobody finds them.
 #pragma once
 
+#include "hpo/storage/journal_file_lock.hpp"
 #include "hpo/storage/storage.hpp"
 
 #include <cstdint>
@@ -47,7 +51,7 @@ class JournalFile {
   // Calls on_line(line without '\n') for each complete line from `offset`.
   Read read_from(std::uint64_t offset, const std::function<void(std::string_view)>& on_line) const;
 
-  // Held while a writer checks and appends; excludes other bfhpo writers.
+  // Held while a writer checks and appends; excludes bfhpo and Optuna writers.
   class WriteLock {
    public:
     explicit WriteLock(const JournalFile& file);
@@ -70,6 +74,7 @@ class JournalFile {
   std::filesystem::path path_;
   StorageAccess access_;
   int fd_ = -1;
+  mutable JournalFileLock lock_;
 };
 
 }  // namespace bfhpo::hpo

@@ -514,11 +514,11 @@ std::optional<int> JournalStorage::claim_waiting_trial(int study_id, const Admis
     running["values"] = nullptr;
     running["datetime_start"] = isoformat_now();
     std::vector<json> logs{running};
-    if (!system_attrs.empty()) {
-      json attrs = base_log(kSetTrialSystemAttr);
-      attrs["trial_id"] = *claimed;
-      attrs["system_attr"] = system_attrs;
-      logs.push_back(attrs);
+    for (const auto& [key, value] : system_attrs.items()) {  // one key a record: Optuna asserts it
+      json attr = base_log(kSetTrialSystemAttr);
+      attr["trial_id"] = *claimed;
+      attr["system_attr"] = {{key, value}};
+      logs.push_back(attr);
     }
     return logs;
   });

@@ -1,5 +1,6 @@
 #include "common/user_error.hpp"
 #include "hpo/sampler_factory.hpp"
+#include "hpo/storage/process_liveness.hpp"
 #include "hpo/study.hpp"
 
 #include <catch2/catch.hpp>
@@ -11,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -108,48 +110,71 @@ TEST_CASE("tell refuses unknown and finished trials without writing") {
   CHECK(study.trial(t.number).value == 1.0);
 }
 
-TEST_CASE("a stale RUNNING trial becomes FAIL and is re-queued with the same params") {
+TEST_CASE("a stale worker elsewhere is re-queued, a silent live worker here is not, an ask/tell trial is left") {
   ScratchStudy scratch("stale");
-  StudySpec spec = scratch.spec(2);
+  StudySpec spec = scratch.spec(4);
+  spec.stale_after_s = 60;
   Study study = open(spec);
-  AskedTrial crashed = study.ask();
-  study.storage().set_trial_system_attr(crashed.trial_id, kHeartbeatAttr, unix_seconds_now() - 600);
-  AskedTrial alive = study.ask();  // fresh heartbeat: must survive recovery
+  // A worker on another host, silent for 10 minutes: only its heartbeat can tell.
+  AskedTrial remote = *study.ask_if_room();
+  study.storage().set_trial_system_attr(remote.trial_id, kWorkerAttr, {{"host", "elsewhere.invalid"}, {"pid", 4242}});
+  study.storage().set_trial_system_attr(remote.trial_id, kHeartbeatAttr, unix_seconds_now() - 600);
+  // A worker on this host that is stopped (alive, silent as long): kept.
+  const pid_t stopped = ::fork();
+  if (stopped == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  ::kill(stopped, SIGSTOP);
+  AskedTrial paused = *study.ask_if_room();
+  study.storage().set_trial_system_attr(paused.trial_id, kWorkerAttr, {{"host", this_host()}, {"pid", stopped}});
+  study.storage().set_trial_system_attr(paused.trial_id, kHeartbeatAttr, unix_seconds_now() - 600);
+  // An ask/tell caller's trial, as silent: shown as abandoned, never taken automatically.
+  AskedTrial asked = study.ask();
+  study.storage().set_trial_system_attr(asked.trial_id, kHeartbeatAttr, unix_seconds_now() - 600);
+  AskedTrial alive = study.ask();  // fresh heartbeat
 
   Study other_worker = open(spec);
-  std::vector<int> failed = other_worker.recover_stale_trials(60);
-  REQUIRE(failed == std::vector<int>{crashed.number});
-  CHECK(study.trial(crashed.number).state == TrialState::Fail);
+  REQUIRE(other_worker.recover_stale_trials() == std::vector<int>{remote.number});
+  CHECK(study.trial(remote.number).state == TrialState::Fail);
+  CHECK(study.trial(paused.number).state == TrialState::Running);
+  CHECK(study.trial(asked.number).state == TrialState::Running);
   CHECK(study.trial(alive.number).state == TrialState::Running);
-  CHECK(other_worker.recover_stale_trials(60).empty());  // already recovered
-  CHECK(study.n_finished() == 0);                         // a re-queued FAIL does not count
+  CHECK(other_worker.recover_stale_trials().empty());  // already recovered
+  const double now = unix_seconds_now();
+  CHECK_THAT(abandoned_reason(study.trial(asked.number), spec.stale_after_s, now), Catch::Contains("stale heartbeat"));
+  CHECK(abandoned_reason(study.trial(paused.number), spec.stale_after_s, now).empty());
+  CHECK(abandoned_reason(study.trial(alive.number), spec.stale_after_s, now).empty());
+  ::kill(stopped, SIGKILL);
+  ::waitpid(stopped, nullptr, 0);
+  CHECK_THAT(abandoned_reason(study.trial(paused.number), spec.stale_after_s, now), Catch::Contains("is gone"));
 
-  AskedTrial retry = other_worker.ask();
+  AskedTrial retry = *other_worker.ask_if_room();
   CHECK(retry.from_queue);
-  CHECK(retry.params == crashed.params);
-  other_worker.tell(retry.number, TrialState::Complete, 1.0);
-  study.tell(alive.number, TrialState::Complete, 2.0);
-  CHECK(study.is_done());
+  CHECK(retry.params == remote.params);
+  // By hand: the ask/tell caller's trial is released and its params served again.
+  const int copy = other_worker.requeue(asked.number);
+  CHECK(other_worker.trial(asked.number).state == TrialState::Fail);
+  CHECK(other_worker.trial(copy).state == TrialState::Waiting);
+  CHECK(other_worker.trial(copy).params == asked.params);
+  CHECK_THROWS_AS(other_worker.requeue(asked.number), bfhpo::UserError);  // FAIL now
 }
 
 TEST_CASE("a RUNNING trial whose worker process on this host is gone is re-queued at once") {
   ScratchStudy scratch("dead_worker");
   StudySpec spec = scratch.spec(3);
   Study study = open(spec);
-  AskedTrial mine = study.ask();
-  study.claim_for_this_process(mine.number);  // this process: alive
-  AskedTrial orphan = study.ask();
+  AskedTrial mine = *study.ask_if_room();  // this process: alive
+  AskedTrial orphan = *study.ask_if_room();
   const pid_t child = ::fork();
   if (child == 0) ::_exit(0);
   int status = 0;
   ::waitpid(child, &status, 0);  // the child is gone now
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
-  study.storage().set_trial_system_attr(orphan.trial_id, kWorkerAttr, {{"host", host}, {"pid", child}});
+  study.storage().set_trial_system_attr(orphan.trial_id, kWorkerAttr, {{"host", this_host()}, {"pid", child}});
   study.heartbeat(orphan.number);  // a fresh heartbeat does not keep a dead worker's trial
 
   Study restarted = open(spec);
-  REQUIRE(restarted.recover_stale_trials(3600) == std::vector<int>{orphan.number});
+  REQUIRE(restarted.recover_stale_trials() == std::vector<int>{orphan.number});
   CHECK(restarted.trial(mine.number).state == TrialState::Running);
   CHECK(restarted.trial(orphan.number).state == TrialState::Fail);
   CHECK_THAT(restarted.trial(orphan.number).system_attrs[kFailReasonAttr].get<std::string>(),
@@ -161,6 +186,45 @@ TEST_CASE("a RUNNING trial whose worker process on this host is gone is re-queue
   CHECK(study.fail_and_requeue(mine.number, "interrupted (Ctrl-C)"));
   CHECK_FALSE(study.fail_and_requeue(mine.number, "twice"));  // already FAIL
   CHECK(restarted.ask().params == mine.params);
+}
+
+TEST_CASE("enqueued trials do not bypass n_trials: ask_if_room serves them only while there is room") {
+  ScratchStudy scratch("enqueued");
+  StudySpec spec = scratch.spec(2, "random");
+  Study study = open(spec);
+  for (double x : {0.5, 1.0, 1.5, 2.0}) study.enqueue({{"x", x}, {"kind", 0.0}});
+  std::vector<double> served;
+  while (auto asked = study.ask_if_room()) {
+    served.push_back(asked->params.at("x"));
+    study.tell(asked->number, TrialState::Complete, 1.0);
+  }
+  CHECK(served == std::vector<double>{0.5, 1.0});
+  CHECK(study.n_finished() == 2);
+  CHECK(study.is_done());
+  // The rest stay WAITING for a later, larger run.
+  int waiting = 0;
+  for (const auto& t : study.trials()) waiting += t.state == TrialState::Waiting;
+  CHECK(waiting == 2);
+}
+
+TEST_CASE("a new trial's params are in the storage with the trial, whatever other writers appended") {
+  ScratchStudy scratch("interleaved");
+  StudySpec spec = scratch.spec(100, "random");
+  Study first = open(spec), second = open(spec);
+  for (int i = 0; i < 10; ++i) {
+    AskedTrial a = first.ask();
+    second.enqueue({{"x", 0.25}, {"kind", 1.0}, {"k", 2.0}});  // appended between a's creation and the next read
+    AskedTrial b = second.ask_if_room().value();
+    CHECK(b.from_queue);
+    CHECK(a.number != b.number);
+    CHECK(first.trial(a.number).params == a.params);
+    first.tell(a.number, TrialState::Complete, objective(a.params));
+    second.tell(b.number, TrialState::Complete, objective(b.params));
+  }
+  for (const auto& t : open(spec).trials()) {
+    CHECK(t.state == TrialState::Complete);
+    CHECK(t.params.count("x") == 1);
+  }
 }
 
 TEST_CASE("ask_if_room: four processes sharing a journal start exactly n_trials trials") {
@@ -292,8 +356,7 @@ TEST_CASE("a trial that another live process on this host trains cannot be told 
   const pid_t worker = ::fork();
   if (worker == 0) {  // the worker claims a trial and stays alive until killed
     Study study = open(spec);
-    const AskedTrial t = study.ask();
-    study.claim_for_this_process(t.number);
+    const AskedTrial t = *study.ask_if_room();
     (void)!::write(ready[1], &t.number, sizeof t.number);
     ::pause();
     ::_exit(0);
