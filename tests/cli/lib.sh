@@ -111,3 +111,28 @@ signal_mid_trial() {
   wait "$pid" || MID_TRIAL_RC=$?
   BG_PIDS=""
 }
+
+# PostgreSQL (tests run under scripts/with-postgres, which exports
+# BFHPO_TEST_POSTGRES_URL): require_postgres exits 77 (ctest: Skipped) without it.
+require_postgres() {
+  if [ -z "${BFHPO_TEST_POSTGRES_URL:-}" ]; then
+    echo "Skipped: BFHPO_TEST_POSTGRES_URL is not set; run under scripts/with-postgres"
+    exit 77
+  fi
+  PG_DATABASES=""
+  trap 'pg_drop_databases; cleanup' EXIT
+}
+# pg_database NAME -> the URL of a fresh, empty database (dropped on exit).
+pg_database() {
+  local name="bfhpo_cli_$$_$1"
+  psql "$BFHPO_TEST_POSTGRES_URL" -qAt -c "DROP DATABASE IF EXISTS $name WITH (FORCE)" -c "CREATE DATABASE $name" >/dev/null
+  PG_DATABASES="$PG_DATABASES $name"
+  echo "${BFHPO_TEST_POSTGRES_URL%/*}/$name"
+}
+pg_drop_databases() {
+  for name in $PG_DATABASES; do
+    psql "$BFHPO_TEST_POSTGRES_URL" -qAt -c "DROP DATABASE IF EXISTS $name WITH (FORCE)" >/dev/null 2>&1 || true
+  done
+}
+# pg_sql URL SQL -> the rows, fields separated by '|'.
+pg_sql() { psql "$1" -qAt -c "$2"; }
