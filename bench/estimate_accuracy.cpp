@@ -20,7 +20,7 @@
 #include "memory/estimate.hpp"
 #include "memory/meter.hpp"
 #include "models/approximator.hpp"
-#include "models/simulators/irt_simulator.hpp"
+#include "models/simulators/simulator.hpp"
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
@@ -45,9 +45,11 @@ struct Config {
   std::string name;
   ApproximatorSpec spec;
   StepShape shape;
+  bfhpo::models::SimulatorSpec simulator;  // its ranges are the shape's
 };
 
-double measured_peak_mb(const ApproximatorSpec& spec, const StepShape& shape, const torch::Device& device) {
+double measured_peak_mb(const ApproximatorSpec& spec, const StepShape& shape,
+                        bfhpo::models::SimulatorSpec simulator_spec, const torch::Device& device) {
   bfhpo::memory::MemoryMeter meter(device);
   const int64_t baseline = meter.snapshot().current_bytes;
   double peak_mb = 0;
@@ -57,14 +59,14 @@ double measured_peak_mb(const ApproximatorSpec& spec, const StepShape& shape, co
     model->to(device);
     model->train();
     torch::optim::Adam adam(model->parameters(), torch::optim::AdamOptions(1e-4));
-    const bfhpo::models::IrtSimulator simulator({shape.n_items, shape.n_items, shape.n_persons, shape.n_persons}, 1,
-                                                device);
+    simulator_spec.ranges = {shape.n_items, shape.n_items, shape.n_persons, shape.n_persons};
+    const bfhpo::models::Simulator simulator(simulator_spec, 1, device);
     for (uint64_t step = 0; step < 2; ++step) {
       if (step == 1) meter.reset_peak();
       {
         const auto batch = simulator.sample(shape.batch_size, step);
         adam.zero_grad();
-        const auto terms = model->loss(batch.responses, batch.item_params);
+        const auto terms = model->loss(batch.responses, batch.item_params, batch.mask);
         terms.total.backward();
       }
       torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0);
@@ -87,7 +89,7 @@ void create_cublas_workspaces(const torch::Device& device) {
 std::vector<Config> configurations() {
   std::vector<Config> configs;
   const auto add = [&](const std::string& name, const std::function<void(ApproximatorSpec&, StepShape&)>& edit) {
-    Config c{name, {}, {8, 20, 100}};
+    Config c{name, {}, {8, 20, 100}, {}};
     c.spec.summary = {16, 32, 2, 32, 4, 1, 16};
     c.spec.flow.depth = 3;
     c.spec.flow.subnet_width = 64;
@@ -154,6 +156,32 @@ std::vector<Config> configurations() {
   calibrated(" B=16 subnet=128", 50, 10, [](auto& a, auto& s) { s.batch_size = 16; a.flow.subnet_width = 128; });
   calibrated(" P=30", 100, 20, [](auto&, auto& s) { s.n_persons = 30; });
   calibrated(" flow_depth=6", 60, 15, [](auto& a, auto&) { a.flow.depth = 6; });
+  // The other models: their target dimension and response categories.
+  const auto model = [&](const std::string& name, const std::string& model_name, int64_t categories, double missing,
+                         const std::function<void(ApproximatorSpec&, StepShape&)>& more) {
+    add(name, more);
+    auto& c = configs.back();
+    c.simulator.model = model_name;
+    c.simulator.n_categories = categories;
+    c.simulator.missing = {missing, missing};
+    const auto irt = bfhpo::models::make_item_response_model(c.simulator);
+    c.spec.param_dim = irt->param_dim();
+    c.spec.n_categories = irt->n_categories();
+  };
+  model("rasch", "rasch", 2, 0.0, none);
+  model("rasch J=40 chunk=5 ckpt", "rasch", 2, 0.0, [](auto& a, auto& s) { a.memory = {5, true}; s.n_items = 40; });
+  model("3pl", "3pl", 2, 0.0, none);
+  model("3pl cal n=100 k=25", "3pl", 2, 0.0, [](auto& a, auto&) {
+    a.calibration.enabled = true;
+    a.calibration.n_post_samples = 100;
+    a.calibration.log_prob_chunk_size = 25;
+  });
+  model("grm K=3", "grm", 3, 0.0, none);
+  model("grm K=5", "grm", 5, 0.0, none);
+  model("grm K=7 P=300", "grm", 7, 0.0, [](auto&, auto& s) { s.n_persons = 300; });
+  model("grm K=5 chunk=5 ckpt", "grm", 5, 0.0, [](auto& a, auto&) { a.memory = {5, true}; });
+  model("2pl missing=0.3", "2pl", 2, 0.3, none);
+  model("grm K=5 missing=0.2 B=16", "grm", 5, 0.2, [](auto&, auto& s) { s.batch_size = 16; });
   return configs;
 }
 
@@ -161,7 +189,7 @@ std::vector<Config> configurations() {
 std::vector<Config> gpu_configurations() {
   std::vector<Config> configs;
   const auto add = [&](const std::string& name, int64_t batch, bfhpo::models::MemoryConfig memory) {
-    Config c{name, {}, {batch, 50, 500}};
+    Config c{name, {}, {batch, 50, 500}, {}};
     c.spec.summary = {64, 256, 2, 128, 4, 2, 32};
     c.spec.flow.depth = 8;
     c.spec.flow.subnet_width = 256;
@@ -213,7 +241,7 @@ int main(int argc, char** argv) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& c : configs) {
     const double estimated = mem::estimate_peak_memory_mb(c.spec, c.shape, profile);
-    const double measured = measured_peak_mb(c.spec, c.shape, device);
+    const double measured = measured_peak_mb(c.spec, c.shape, c.simulator, device);
     const double rel = (estimated - measured) / measured;
     errors.push_back(rel);
     rows.push_back({{"configuration", c.name}, {"estimated_mb", estimated}, {"measured_mb", measured}, {"relative_error", rel}});

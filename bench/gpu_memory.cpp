@@ -84,7 +84,7 @@ ApproximatorSpec ladder_spec(MemoryConfig memory) {
 }
 
 constexpr int64_t kBatch = 256;
-const bfhpo::models::IrtRanges kRanges{50, 50, 500, 500};
+const bfhpo::models::SimulatorSpec kSimulator{"2pl", 2, {50, 50, 500, 500}, {}, {}};
 
 std::unique_ptr<bfhpo::trials::Trainer> ladder_trainer(MemoryConfig memory, int epochs, int num_batches,
                                                        const torch::Device& device) {
@@ -97,7 +97,7 @@ std::unique_ptr<bfhpo::trials::Trainer> ladder_trainer(MemoryConfig memory, int 
   torch::manual_seed(options.seed);
   auto approximator = bfhpo::models::make_approximator(ladder_spec(memory), options.seed);
   approximator->to(device);
-  return std::make_unique<bfhpo::trials::Trainer>(approximator, kRanges, options, device);
+  return std::make_unique<bfhpo::trials::Trainer>(approximator, kSimulator, options, device);
 }
 
 // Allocated-bytes peak of a trainer's second step above the bytes before it was built.

@@ -1,6 +1,6 @@
 // Training throughput on CPU for the reference IRT configuration: the default
 // ApproximatorSpec, B datasets a step, J in [15, max_items], P in [150,
-// max_persons] (IrtRanges' defaults: 50 and 500). For plain vs calibrated,
+// max_persons] (the 2PL simulator's defaults: 50 and 500). For plain vs calibrated,
 // unchunked vs item chunk 10, checkpointed vs not, runs one warm-up step and
 // then `steps` timed Trainer::train_step calls on the same batch indices, and
 // prints steps per second and the share of the step time the simulator takes
@@ -8,7 +8,7 @@
 //
 //   bench_train_throughput [steps=3] [batch_size=32] [max_items=50] [max_persons=500]
 #include "models/approximator.hpp"
-#include "models/simulators/irt_simulator.hpp"
+#include "models/simulators/simulator.hpp"
 #include "trials/trainer.hpp"
 
 #include <torch/torch.h>
@@ -46,7 +46,8 @@ std::string describe(const Setting& s) {
 int main(int argc, char** argv) {
   const int steps = argc > 1 ? std::atoi(argv[1]) : 3;
   const int64_t batch_size = argc > 2 ? std::atoll(argv[2]) : 32;
-  models::IrtRanges ranges;
+  models::SimulatorSpec simulator_spec;
+  models::IrtRanges& ranges = simulator_spec.ranges;
   if (argc > 3) ranges.max_items = std::atoll(argv[3]);
   if (argc > 4) ranges.max_persons = std::atoll(argv[4]);
   if (steps < 1 || batch_size < 1 || ranges.max_items < ranges.min_items || ranges.max_persons < ranges.min_persons) {
@@ -59,7 +60,7 @@ int main(int argc, char** argv) {
   options.num_batches = steps + 1;
 
   // Simulator time of the timed batches (indices 1..steps), as train_step draws them.
-  const models::IrtSimulator simulator(ranges, options.seed, torch::kCPU);
+  const models::Simulator simulator(simulator_spec, options.seed, torch::kCPU);
   int64_t cells = 0;
   const auto sim_start = Clock::now();
   for (int i = 1; i <= steps; ++i) cells += simulator.sample(batch_size, static_cast<uint64_t>(i)).responses.numel();
@@ -79,7 +80,7 @@ int main(int argc, char** argv) {
         spec.calibration.enabled = calibrated;
         spec.memory = {chunk, checkpointing};
         torch::manual_seed(0);
-        trials::Trainer trainer(models::make_approximator(spec, 0), ranges, options, torch::kCPU);
+        trials::Trainer trainer(models::make_approximator(spec, 0), simulator_spec, options, torch::kCPU);
         trainer.train_step();  // warm-up: allocator, actnorm initialisation
         const auto start = Clock::now();
         for (int i = 0; i < steps; ++i) trainer.train_step();

@@ -50,8 +50,6 @@ namespace {
 constexpr double kMb = 1024.0 * 1024.0;
 constexpr int64_t kFloat = 4;
 constexpr int64_t kInt64 = 8;
-// The per-cell features of the summary network (SummaryNetworkImpl::n_cell_features).
-constexpr int64_t kCellFeatures = 4;
 
 // Sums device bytes of tensors.
 class Tally {
@@ -93,7 +91,7 @@ void add_mlp(Tally& t, int64_t in, int64_t hidden_width, int64_t hidden_layers, 
 void add_parameters(Tally& t, const models::ApproximatorSpec& spec) {
   const auto& s = spec.summary;
   const auto& f = spec.flow;
-  add_mlp(t, kCellFeatures, s.cell_mlp_width, s.cell_mlp_depth, s.cell_dim);  // phi over the 4 cell features
+  add_mlp(t, models::n_cell_features(spec.n_categories), s.cell_mlp_width, s.cell_mlp_depth, s.cell_dim);  // phi
   add_linear(t, s.cell_dim, s.embed_dim);                          // item_projection
   for (int64_t i = 0; i < s.attention_layers; ++i) {
     const int64_t e = s.embed_dim;
@@ -108,7 +106,7 @@ void add_parameters(Tally& t, const models::ApproximatorSpec& spec) {
   for (int64_t k = 0; k < f.depth; ++k) {
     t.add(spec.param_dim, 2);                                        // actnorm log_scale, shift
     add_mlp(t, first + context, f.subnet_width, f.subnet_depth, 2 * second);  // subnet1
-    add_mlp(t, second + context, f.subnet_width, f.subnet_depth, 2 * first);  // subnet2
+    if (first > 0) add_mlp(t, second + context, f.subnet_width, f.subnet_depth, 2 * first);  // subnet2
   }
 }
 
@@ -134,6 +132,7 @@ int64_t flow_saved_bytes(const DeviceProfile& p, const models::ApproximatorSpec&
   for (int64_t k = 0; k < f.depth; ++k) {
     t.add(rows * d, 2);                                                    // actnorm input, permuted
     for (const auto& [in, out] : {std::pair{first, second}, std::pair{second, first}}) {
+      if (out == 0) continue;  // param_dim 1: no second subnet
       t.add(rows * (in + context));                                        // cat(conditioner, context)
       t.add(rows * f.subnet_width, per_hidden * f.subnet_depth);           // hidden layers
       t.add(rows * out, 2);                                                // atan input, exp(log-scale)
@@ -185,37 +184,33 @@ SummaryMemory summary_memory(const DeviceProfile& p, const models::ApproximatorS
   const int64_t per_hidden = saved_per_hidden_layer(s.activation, s.dropout);
   const int64_t width = s.cell_mlp_width, depth = s.cell_mlp_depth;
 
-  // One chunk's phi activations: the stacked cell features [N, 4] (input of
-  // the first Linear), the hidden layers [N, width] and the output
-  // [N, cell_dim] (input of the mean over persons).
+  // One chunk's phi activations: the stacked cell features [N, F] (input of
+  // the first Linear) and the hidden layers [N, width]. The output is not
+  // kept: the masked mean multiplies it by the mask, whose gradient is not
+  // needed, so only the mask (a view of the batch's) is saved.
+  const int64_t features = models::n_cell_features(spec.n_categories);
   const auto phi_saved = [&](int64_t c) {
     const int64_t rows = b * persons * c;
-    return Tally(p)
-        .add(rows * kCellFeatures)
-        .add(rows * width, per_hidden * depth)
-        .add(rows * s.cell_dim)
-        .bytes();
+    return Tally(p).add(rows * features).add(rows * width, per_hidden * depth).bytes();
   };
   SummaryMemory m;
   Tally stage(p);
-  stage.add(b * persons);  // person_score (mean over items), used by every chunk
+  stage.add(b * persons, 2);  // person score and answered share, used by every chunk
   stage.add(b * items * s.cell_dim);  // cat of the pooled chunks, saved by item_projection
   m.item_stage = stage.bytes();
   if (!spec.memory.gradient_checkpointing) {
     // Without checkpointing every chunk's graph stays: chunking alone saves nothing.
     m.item_stage += (n_chunks - 1) * phi_saved(chunk) + phi_saved(last_chunk);
   }
-  // Backward of a chunk: the mean's gradient expanded to [N, cell_dim]
-  // replaces the phi output it frees, then the last hidden layer's gradient
-  // [N, width] joins it; each later gradient replaces an activation freed
-  // before it. The peak on top is one gradient of the wider of the two --
-  // except with relu, whose output is shared by the relu and the next Linear
-  // and outlives the Linear's backward: then two [N, width] gradients join
-  // while only the [N, cell_dim] one has left.
+  // Backward of a chunk: the masked mean's gradient times the mask
+  // [N, cell_dim], then the last hidden layer's gradient [N, width] joins
+  // it; each later gradient replaces an activation freed before it. With
+  // relu, whose output is shared by the relu and the next Linear and
+  // outlives the Linear's backward, two [N, width] gradients can be alive.
   // Checkpointed, the chunk's forward is first recomputed with grad.
   const int64_t rows = b * persons * chunk;
-  int64_t widest = std::max(s.cell_dim, depth > 0 ? width : 0);
-  if (depth > 0 && per_hidden == 1) widest = std::max(widest, 2 * width - s.cell_dim);
+  int64_t widest = depth > 0 ? s.cell_dim + width : s.cell_dim;
+  if (depth > 0 && per_hidden == 1) widest = std::max(widest, 2 * width);
   m.item_stage_backward = Tally(p).add(rows * widest).bytes();
   if (spec.memory.gradient_checkpointing) m.item_stage_backward += phi_saved(chunk);
 
@@ -245,17 +240,23 @@ SummaryMemory summary_memory(const DeviceProfile& p, const models::ApproximatorS
   return m;
 }
 
-// The simulator's draw (irt_simulator.cpp): theta [B, P], b and log a [B, J]
-// and exp(log a), then logits, the uniforms, their sigmoid, the comparison
-// (bool) and the float responses [B, P, J] at once; item params [B, J, 2].
-int64_t simulate_bytes(const DeviceProfile& p, const StepShape& shape) {
+// The simulator's draw (models/simulators/simulator.cpp) at its widest: theta
+// [B, P] and the item params with their draws [B, J] (D + 2), the uniforms
+// [B, P, J], the exceedance probabilities [B, P, J, K-1], their comparison
+// with the uniforms (bool), its sum over categories (int64) and the float
+// responses, all alive in one expression.
+int64_t simulate_bytes(const DeviceProfile& p, const models::ApproximatorSpec& spec, const StepShape& shape) {
   const int64_t b = shape.batch_size, persons = shape.n_persons, items = shape.n_items;
+  const int64_t cells = b * persons * items, thresholds = spec.n_categories - 1;
   return Tally(p)
       .add(b * persons)
-      .add(b * items, 3)
-      .add(b * persons * items, 4)
-      .add(b * persons * items, 1, 1)
-      .add(b * items * 2)
+      .add(b * items, spec.param_dim + 2)
+      .add(b * items * spec.param_dim)
+      .add(cells)
+      .add(cells * thresholds)
+      .add(cells * thresholds, 1, 1)
+      .add(cells, 1, kInt64)
+      .add(cells)
       .bytes();
 }
 
@@ -321,7 +322,7 @@ MemoryEstimate estimate_peak_memory(const models::ApproximatorSpec& spec, const 
   Tally buffers(profile);
   add_buffers(buffers, spec);
   const int64_t batch = Tally(profile)
-                            .add(shape.batch_size * shape.n_persons * shape.n_items)  // responses
+                            .add(shape.batch_size * shape.n_persons * shape.n_items, 2)  // responses, mask
                             .add(shape.batch_size * shape.n_items * spec.param_dim)  // item_params
                             .add(shape.batch_size * shape.n_persons)                 // abilities
                             .bytes();
@@ -334,7 +335,7 @@ MemoryEstimate estimate_peak_memory(const models::ApproximatorSpec& spec, const 
   const int64_t early = batch + summary.saved + flow + calibration +
                         std::max(flow_backward_bytes(profile, spec, rows), summary.attention_backward);
   const int64_t late = batch + summary.item_stage + summary.item_stage_backward;
-  const int64_t simulate = simulate_bytes(profile, shape);
+  const int64_t simulate = simulate_bytes(profile, spec, shape);
   const int64_t activations = std::max({early, late, simulate});
 
   MemoryEstimate e;

@@ -9,7 +9,7 @@
 //   parameters      every weight and buffer (float32)
 //   gradients       one per parameter
 //   optimizer       Adam's exp_avg and exp_avg_sq (2 x parameters)
-//   batch           the simulated batch: responses, item params, abilities
+//   batch           the simulated batch: responses, mask, item params, abilities
 //   summary         saved activations of the summary network: the per-item
 //                   stage over all items, or with gradient checkpointing only
 //                   its chunk outputs (the one chunk recomputed in backward

@@ -8,13 +8,13 @@ namespace bfhpo::models {
 
 ContinuousApproximatorImpl::ContinuousApproximatorImpl(ApproximatorSpec spec, uint64_t seed)
     : spec_(std::move(spec)) {
-  summary_ = register_module("summary", SummaryNetwork(spec_.summary, spec_.memory));
+  summary_ = register_module("summary", SummaryNetwork(spec_.summary, spec_.memory, spec_.n_categories));
   standardization_ = register_module("standardization", RunningStandardization(spec_.param_dim));
   flow_ = register_module("flow", CouplingFlow(spec_.param_dim, spec_.context_dim(), spec_.flow, seed));
 }
 
-torch::Tensor ContinuousApproximatorImpl::condition_rows(const torch::Tensor& responses) {
-  const auto condition = summary_->forward(responses).per_item_condition();
+torch::Tensor ContinuousApproximatorImpl::condition_rows(const torch::Tensor& responses, const torch::Tensor& mask) {
+  const auto condition = summary_->forward(responses, mask).per_item_condition();
   return condition.reshape({-1, condition.size(-1)});
 }
 
@@ -24,18 +24,20 @@ torch::Tensor ContinuousApproximatorImpl::standardized_rows(const torch::Tensor&
   return standardization_->forward(item_params.reshape({-1, spec_.param_dim}));
 }
 
-LossTerms ContinuousApproximatorImpl::loss(const torch::Tensor& responses, const torch::Tensor& item_params) {
+LossTerms ContinuousApproximatorImpl::loss(const torch::Tensor& responses, const torch::Tensor& item_params,
+                                           const torch::Tensor& mask) {
   const auto theta = standardized_rows(item_params);
-  const auto condition = condition_rows(responses);
+  const auto condition = condition_rows(responses, mask);
   LossTerms terms;
   terms.nll = original_space_nll(flow_->log_prob(theta, condition));
   terms.total = terms.nll;
   return terms;
 }
 
-torch::Tensor ContinuousApproximatorImpl::log_prob(const torch::Tensor& item_params, const torch::Tensor& responses) {
+torch::Tensor ContinuousApproximatorImpl::log_prob(const torch::Tensor& item_params, const torch::Tensor& responses,
+                                                   const torch::Tensor& mask) {
   const auto theta = standardized_rows(item_params);
-  auto condition = condition_rows(responses);
+  auto condition = condition_rows(responses, mask);
   if (item_params.dim() == 4) condition = condition.repeat_interleave(item_params.size(2), 0);
   const auto log_q = flow_->log_prob(theta, condition) + standardization_->log_det_jacobian();
   auto shape = item_params.sizes().vec();
@@ -43,8 +45,8 @@ torch::Tensor ContinuousApproximatorImpl::log_prob(const torch::Tensor& item_par
   return log_q.reshape(shape);
 }
 
-torch::Tensor ContinuousApproximatorImpl::sample(int64_t n, const torch::Tensor& responses) {
-  const auto z = flow_->sample(n, condition_rows(responses));  // [B*J, n, D]
+torch::Tensor ContinuousApproximatorImpl::sample(int64_t n, const torch::Tensor& responses, const torch::Tensor& mask) {
+  const auto z = flow_->sample(n, condition_rows(responses, mask));  // [B*J, n, D]
   return standardization_->inverse(z).reshape({responses.size(0), responses.size(2), n, spec_.param_dim});
 }
 
@@ -60,9 +62,10 @@ void ContinuousApproximatorImpl::set_memory_config(MemoryConfig memory) {
 CalibratedApproximatorImpl::CalibratedApproximatorImpl(ApproximatorSpec spec, uint64_t seed)
     : ContinuousApproximatorImpl(std::move(spec), seed) {}
 
-LossTerms CalibratedApproximatorImpl::loss(const torch::Tensor& responses, const torch::Tensor& item_params) {
+LossTerms CalibratedApproximatorImpl::loss(const torch::Tensor& responses, const torch::Tensor& item_params,
+                                           const torch::Tensor& mask) {
   const auto theta = standardized_rows(item_params);
-  const auto condition = condition_rows(responses);
+  const auto condition = condition_rows(responses, mask);
   LossTerms terms;
   terms.nll = original_space_nll(flow()->log_prob(theta, condition));
   terms.calibration = spec().calibration.weight * calibration_penalty(flow(), theta, condition, spec().calibration);

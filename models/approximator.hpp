@@ -1,7 +1,8 @@
 // Amortized posterior approximators for the IRT target: each item's
-// parameters theta_j = (log a_j, b_j) given a response matrix.
+// parameters theta_j (spec.param_dim of them, e.g. (log a_j, b_j)) given a
+// response matrix and its mask of observed cells.
 //
-//   responses [B, P, J] --SummaryNetwork--> condition [B, J, C]
+//   responses, mask [B, P, J] --SummaryNetwork--> condition [B, J, C]
 //   theta [B, J, D] --RunningStandardization--> z-space --CouplingFlow | condition
 //
 // ContinuousApproximator: loss = mean NLL of the true item parameters over
@@ -37,14 +38,17 @@ class ContinuousApproximatorImpl : public torch::nn::Module {
   explicit ContinuousApproximatorImpl(ApproximatorSpec spec, uint64_t seed = 0);
   ~ContinuousApproximatorImpl() override = default;
 
-  // responses [B, P, J], item_params [B, J, D]. In training mode the
+  // responses [B, P, J], item_params [B, J, D], mask [B, P, J] (1 observed,
+  // 0 missing; undefined: all observed). In training mode the
   // standardization's statistics are updated from item_params first.
-  virtual LossTerms loss(const torch::Tensor& responses, const torch::Tensor& item_params);
+  virtual LossTerms loss(const torch::Tensor& responses, const torch::Tensor& item_params,
+                         const torch::Tensor& mask = {});
   // log q(item_params | responses) per item: [B, J, D] -> [B, J]; several
   // values per item (posterior draws) [B, J, n, D] -> [B, J, n].
-  torch::Tensor log_prob(const torch::Tensor& item_params, const torch::Tensor& responses);
+  torch::Tensor log_prob(const torch::Tensor& item_params, const torch::Tensor& responses,
+                         const torch::Tensor& mask = {});
   // n posterior draws per item: [B, J, n, D].
-  torch::Tensor sample(int64_t n, const torch::Tensor& responses);
+  torch::Tensor sample(int64_t n, const torch::Tensor& responses, const torch::Tensor& mask = {});
 
   const ApproximatorSpec& spec() const { return spec_; }
   SummaryNetwork& summary_network() { return summary_; }
@@ -54,7 +58,7 @@ class ContinuousApproximatorImpl : public torch::nn::Module {
 
  protected:
   // Flow rows: the summary's condition [B*J, C] and theta standardized [B*J, D].
-  torch::Tensor condition_rows(const torch::Tensor& responses);
+  torch::Tensor condition_rows(const torch::Tensor& responses, const torch::Tensor& mask);
   torch::Tensor standardized_rows(const torch::Tensor& item_params);
   // Mean NLL in the original parameter space from the flow's log-probs in the
   // standardized one (the standardization's log-Jacobian is a constant of the
@@ -73,7 +77,8 @@ TORCH_MODULE(ContinuousApproximator);
 class CalibratedApproximatorImpl : public ContinuousApproximatorImpl {
  public:
   explicit CalibratedApproximatorImpl(ApproximatorSpec spec, uint64_t seed = 0);
-  LossTerms loss(const torch::Tensor& responses, const torch::Tensor& item_params) override;
+  LossTerms loss(const torch::Tensor& responses, const torch::Tensor& item_params,
+                 const torch::Tensor& mask = {}) override;
 };
 
 std::shared_ptr<ContinuousApproximatorImpl> make_approximator(const ApproximatorSpec& spec, uint64_t seed = 0);

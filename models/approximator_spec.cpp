@@ -69,6 +69,7 @@ Field item_chunk_field() {
 const std::map<std::string, Field>& fields() {
   static const std::map<std::string, Field> all{
       {"param_dim", field(BFHPO_MEMBER(param_dim), read_int)},
+      {"n_categories", field(BFHPO_MEMBER(n_categories), read_int)},
       {"summary.cell_dim", field(BFHPO_MEMBER(summary.cell_dim), read_int)},
       {"summary.cell_mlp_width", field(BFHPO_MEMBER(summary.cell_mlp_width), read_int)},
       {"summary.cell_mlp_depth", field(BFHPO_MEMBER(summary.cell_mlp_depth), read_int)},
@@ -168,8 +169,9 @@ void validate(const ApproximatorSpec& spec, const std::string& where) {
     require(value >= 0.0 && value < 1.0, where, name, "must be in [0, 1), got " + std::to_string(value),
             "give a dropout rate such as 0.1");
   };
-  require(spec.param_dim >= 2, where, "param_dim", "must be at least 2, got " + std::to_string(spec.param_dim),
-          "the coupling flow splits the parameters in two halves");
+  positive(spec.param_dim, "param_dim");
+  require(spec.n_categories >= 2, where, "n_categories", "must be at least 2, got " + std::to_string(spec.n_categories),
+          "give the number of response categories (2 for binary items)");
   const auto& s = spec.summary;
   positive(s.cell_dim, "summary.cell_dim");
   positive(s.cell_mlp_width, "summary.cell_mlp_width");

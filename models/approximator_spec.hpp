@@ -60,8 +60,15 @@ struct CalibrationSpec {
   double ste_temperature = 0.01;  // sharpness of the straight-through rank's sigmoid
 };
 
+// Per-cell features of the summary network for K response categories
+// (summary_network.hpp lists them).
+constexpr int64_t n_cell_features(int64_t n_categories) { return n_categories - 1 + 5; }
+
 struct ApproximatorSpec {
-  int64_t param_dim = 2;          // parameters per item: (log a_j, b_j)
+  // What the simulator's model fixes (models/simulators/simulator.hpp), not
+  // hyperparameters: the trials layer sets them from the study's model.
+  int64_t param_dim = 2;          // parameters per item, e.g. 2 for the 2PL's (log a_j, b_j)
+  int64_t n_categories = 2;       // response categories (2: binary items)
   SummarySpec summary;
   FlowSpec flow;
   CalibrationSpec calibration;

@@ -11,7 +11,7 @@ constexpr uint64_t kEvaluationSeedOffset = 0xE7A1ULL << 20;
 
 // Draws [N, S, D] and truths [N, D] over every item of the evaluation datasets.
 std::pair<torch::Tensor, torch::Tensor> posterior_draws(models::ContinuousApproximatorImpl& approximator,
-                                                        const models::IrtSimulator& simulator,
+                                                        const models::Simulator& simulator,
                                                         const EvaluationOptions& options, int64_t batch_size) {
   std::vector<torch::Tensor> draws, truths;
   for (int64_t done = 0, index = 0; done < options.n_datasets; ++index) {
@@ -21,7 +21,7 @@ std::pair<torch::Tensor, torch::Tensor> posterior_draws(models::ContinuousApprox
     std::vector<torch::Tensor> chunks;
     for (int64_t drawn = 0; drawn < options.n_draws; drawn += options.draw_chunk) {
       const int64_t k = std::min(options.draw_chunk, options.n_draws - drawn);
-      chunks.push_back(approximator.sample(k, batch.responses).reshape({-1, k, d}));
+      chunks.push_back(approximator.sample(k, batch.responses, batch.mask).reshape({-1, k, d}));
     }
     draws.push_back(torch::cat(chunks, 1));
     truths.push_back(batch.item_params.reshape({-1, d}));
@@ -32,18 +32,19 @@ std::pair<torch::Tensor, torch::Tensor> posterior_draws(models::ContinuousApprox
 
 }  // namespace
 
-models::Diagnostics evaluate_posterior(models::ContinuousApproximatorImpl& approximator, models::IrtRanges ranges,
-                                       const EvaluationOptions& options, torch::Device device) {
+models::Diagnostics evaluate_posterior(models::ContinuousApproximatorImpl& approximator,
+                                       const models::SimulatorSpec& simulator_spec, const EvaluationOptions& options,
+                                       torch::Device device) {
   torch::NoGradGuard no_grad;
   const bool was_training = approximator.is_training();
   approximator.eval();
-  const models::IrtSimulator simulator(ranges, options.seed + kEvaluationSeedOffset, device);
+  const models::Simulator simulator(simulator_spec, options.seed + kEvaluationSeedOffset, device);
   for (int64_t batch_size = options.batch_size;; batch_size = std::max<int64_t>(1, batch_size / 2)) {
     try {
       const auto [draws, truths] = posterior_draws(approximator, simulator, options, batch_size);
       approximator.train(was_training);
-      return models::compute_diagnostics(draws, truths, models::IrtSimulator::prior_variance().to(device),
-                                         models::IrtSimulator::parameter_names());
+      return models::compute_diagnostics(draws, truths, simulator.prior_variance().to(device),
+                                         simulator.parameter_names());
     } catch (const std::exception& error) {
       if (!memory::is_oom_error(error) || batch_size == 1) {
         approximator.train(was_training);

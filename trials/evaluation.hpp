@@ -9,7 +9,7 @@
 
 #include "models/approximator.hpp"
 #include "models/diagnostics.hpp"
-#include "models/simulators/irt_simulator.hpp"
+#include "models/simulators/simulator.hpp"
 
 namespace bfhpo::trials {
 
@@ -21,7 +21,8 @@ struct EvaluationOptions {
   uint64_t seed = 1;
 };
 
-models::Diagnostics evaluate_posterior(models::ContinuousApproximatorImpl& approximator, models::IrtRanges ranges,
+models::Diagnostics evaluate_posterior(models::ContinuousApproximatorImpl& approximator,
+                                       const models::SimulatorSpec& simulator,
                                        const EvaluationOptions& options, torch::Device device);
 
 }  // namespace bfhpo::trials

@@ -1,6 +1,7 @@
 #include "trials/export.hpp"
 
 #include "hpo/study_report.hpp"
+#include "models/simulators/item_response_model.hpp"
 #include "trials/reproduction.hpp"
 #include "trials/trial_config.hpp"
 
@@ -56,10 +57,10 @@ json bayesflow_json(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTri
   out["bayesflow_version"] = "2.1";
   // BayesFlow approximates one parameter vector per data set; the closest to
   // bfhpo's per-item posterior is one item's column as the data set: its
-  // cells (a set over persons) through a DeepSet, (log a_j, b_j) through the flow.
+  // cells (a set over persons) through a DeepSet, the item's parameters through the flow.
   out["adapter"] = {{"method", "bayesflow.approximators.ContinuousApproximator.build_adapter"},
                     {"kwargs",
-                     {{"inference_variables", json::array({"log_a", "b"})},
+                     {{"inference_variables", models::make_item_response_model(config.simulator)->parameter_names()},
                       {"summary_variables", json::array({"item_cells"})}}}};
   out["summary_network"] = {{"class", "bayesflow.networks.DeepSet"},
                             {"kwargs",
@@ -102,11 +103,12 @@ json bayesflow_json(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTri
             {"warmup_steps", warmup_steps},
             {"decay_steps", total_steps - warmup_steps}}}}}}}};
   json notes = json::array(
-      {"bfhpo's flow is per item: q(log a_j, b_j | item context, global summary) over every item of a data set. "
+      {"bfhpo's flow is per item: q(theta_j | item context, global summary) over every item of a data set. "
        "BayesFlow's ContinuousApproximator models one vector per data set, so here each item is a data set: "
        "item_cells is that item's column as a set over persons, with the features bfhpo computes per cell "
-       "(response y_pj, the person's raw score, the item's p-value, y_pj minus the raw score), which the "
-       "simulator must provide.",
+       "(the indicators y_pj >= k for k = 1..K-1, the person's score, the item's p-value, the scaled response "
+       "minus the person's score, the person's and the item's answered shares; every feature 0 on a missing "
+       "cell, and the mean over persons taken over the persons who answered), which the simulator must provide.",
        "Not carried over: bfhpo's SetTransformer across items (" + std::to_string(s.attention_layers) +
            " self-attention layers of width " + std::to_string(s.embed_dim) + ", " +
            std::to_string(s.attention_heads) +

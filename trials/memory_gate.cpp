@@ -3,7 +3,7 @@
 namespace bfhpo::trials {
 
 memory::StepShape worst_case_shape(const TrialConfig& config) {
-  return {config.training.batch_size, config.ranges.max_items, config.ranges.max_persons};
+  return {config.training.batch_size, config.simulator.ranges.max_items, config.simulator.ranges.max_persons};
 }
 
 GateDecision memory_gate(const TrialConfig& config, std::optional<double> budget_mb,

@@ -55,7 +55,7 @@ MemoryProbeReport probe_configuration(const MemoryRequest& request) {
   torch::manual_seed(loaded.config.training.seed);
   auto approximator = models::make_approximator(loaded.config.approximator, loaded.config.training.seed);
   approximator->to(context.device);
-  return probe_memory_config(*approximator, loaded.config.ranges, options, context.device);
+  return probe_memory_config(*approximator, loaded.config.simulator, options, context.device);
 }
 
 nlohmann::json EstimateReport::to_json() const {

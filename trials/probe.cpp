@@ -36,21 +36,23 @@ std::shared_ptr<models::ContinuousApproximatorImpl> clone_of(models::ContinuousA
 
 // One forward, backward and Adam step of a clone at the worst-case shape.
 void training_step(models::ContinuousApproximatorImpl& original, const models::MemoryConfig& config,
-                   const models::IrtBatch& batch, torch::Device device) {
+                   const models::SimulatedBatch& batch, torch::Device device) {
   auto clone = clone_of(original, config, device);
   torch::optim::Adam optimizer(clone->parameters(), torch::optim::AdamOptions(1e-4));
-  clone->loss(batch.responses, batch.item_params).total.backward();
+  clone->loss(batch.responses, batch.item_params, batch.mask).total.backward();
   optimizer.step();
 }
 
 }  // namespace
 
-MemoryProbeReport probe_memory_config(models::ContinuousApproximatorImpl& approximator, models::IrtRanges ranges,
-                                      const ProbeOptions& options, torch::Device device) {
+MemoryProbeReport probe_memory_config(models::ContinuousApproximatorImpl& approximator,
+                                      const models::SimulatorSpec& simulator_spec, const ProbeOptions& options,
+                                      torch::Device device) {
   MemoryProbeReport report;
   memory::MemoryMeter meter(device);
   // The batch is simulated before metering: it exists in the real run too.
-  const models::IrtSimulator simulator(ranges, options.seed, device);
+  const models::Simulator simulator(simulator_spec, options.seed, device);
+  const auto& ranges = simulator_spec.ranges;
   const auto batch = simulator.sample_shape(options.batch_size, ranges.max_items, ranges.max_persons, 0);
   // The probe's random draws (dropout, calibration samples) leave no trace.
   auto generator = at::globalContext().defaultGenerator(device);

@@ -17,7 +17,7 @@
 #pragma once
 
 #include "models/approximator.hpp"
-#include "models/simulators/irt_simulator.hpp"
+#include "models/simulators/simulator.hpp"
 
 #include <optional>
 #include <vector>
@@ -48,7 +48,8 @@ struct MemoryProbeReport {
   std::string table() const;
 };
 
-MemoryProbeReport probe_memory_config(models::ContinuousApproximatorImpl& approximator, models::IrtRanges ranges,
+MemoryProbeReport probe_memory_config(models::ContinuousApproximatorImpl& approximator,
+                                      const models::SimulatorSpec& simulator,
                                       const ProbeOptions& options, torch::Device device);
 
 }  // namespace bfhpo::trials

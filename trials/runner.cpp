@@ -172,7 +172,7 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   record.system("threads", torch::get_num_threads());
   record.system("libtorch", TORCH_VERSION);
   torch::manual_seed(training.seed);
-  Trainer trainer(models::make_approximator(config.approximator, training.seed), config.ranges, training,
+  Trainer trainer(models::make_approximator(config.approximator, training.seed), config.simulator, training,
                   context.device);
   if (memory_settings.probe) {
     ProbeOptions probe;
@@ -183,7 +183,7 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
     // training goes on from the state a run without a probe has.
     auto generator = at::globalContext().defaultGenerator(torch::kCPU);
     const auto state = generator.get_state();
-    record.system("probe", probe_memory_config(trainer.approximator(), config.ranges, probe, context.device).to_json());
+    record.system("probe", probe_memory_config(trainer.approximator(), config.simulator, probe, context.device).to_json());
     generator.set_state(state);
   }
 
@@ -247,7 +247,7 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   evaluation.batch_size = fit.batch_size;
   const auto evaluation_start = std::chrono::steady_clock::now();
   const models::Diagnostics diagnostics =
-      evaluate_posterior(trainer.approximator(), config.ranges, evaluation, context.device);
+      evaluate_posterior(trainer.approximator(), config.simulator, evaluation, context.device);
   record.system("diagnostics_seconds",
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - evaluation_start).count());
   cpu_budget.reset();

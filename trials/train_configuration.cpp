@@ -88,13 +88,13 @@ TrainOutcome train_configuration(const TrainRequest& request, const EpochCallbac
   }
   torch::manual_seed(outcome.config.training.seed);
   Trainer trainer(models::make_approximator(outcome.config.approximator, outcome.config.training.seed),
-                  outcome.config.ranges, outcome.config.training, device);
+                  outcome.config.simulator, outcome.config.training, device);
   outcome.summary = trainer.fit(on_epoch, on_step);
   trainer.save_weights(outcome.out_dir / "weights.pt");
   EvaluationOptions evaluation;
   evaluation.seed = study.seed;
   evaluation.batch_size = outcome.config.training.batch_size;
-  outcome.diagnostics = evaluate_posterior(trainer.approximator(), outcome.config.ranges, evaluation, device);
+  outcome.diagnostics = evaluate_posterior(trainer.approximator(), outcome.config.simulator, evaluation, device);
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   write_json(outcome.out_dir / "result.json", outcome.to_json());
   return outcome;

@@ -47,14 +47,17 @@ std::optional<ConfigProblem> TrainingOptions::problem() const {
   return std::nullopt;
 }
 
-Trainer::Trainer(std::shared_ptr<models::ContinuousApproximatorImpl> approximator, models::IrtRanges ranges,
-                 TrainingOptions options, torch::Device device)
+Trainer::Trainer(std::shared_ptr<models::ContinuousApproximatorImpl> approximator,
+                 const models::SimulatorSpec& simulator, TrainingOptions options, torch::Device device)
     : approximator_(std::move(approximator)),
-      simulator_(ranges, options.seed, device),
-      validation_simulator_(ranges, options.seed + kValidationSeedOffset, device),
+      simulator_(simulator, options.seed, device),
+      validation_simulator_(simulator, options.seed + kValidationSeedOffset, device),
       options_(options),
       device_(device),
       optimizer_(approximator_->parameters(), torch::optim::AdamOptions(options.learning_rate)) {
+  if (approximator_->spec().param_dim != simulator_.param_dim() ||
+      approximator_->spec().n_categories != simulator_.n_categories())
+    throw std::invalid_argument("Trainer: the approximator's param_dim and n_categories must be the model's");
   if (options_.epochs < 1 || options_.num_batches < 1 || options_.batch_size < 1 || options_.validation_sims < 1)
     throw std::invalid_argument("Trainer: epochs, num_batches, batch_size and validation_sims must be >= 1");
   approximator_->to(device_);
@@ -85,7 +88,7 @@ double Trainer::train_step() {
   try {
     const auto batch = simulator_.sample(options_.batch_size, static_cast<uint64_t>(steps_completed_));
     optimizer_.zero_grad();
-    const auto terms = approximator_->loss(batch.responses, batch.item_params);
+    const auto terms = approximator_->loss(batch.responses, batch.item_params, batch.mask);
     loss_value = terms.total.item<double>();
     if (!std::isfinite(loss_value)) return loss_value;  // the caller stops; no weight was updated
     terms.total.backward();
@@ -110,7 +113,7 @@ double Trainer::validation_loss() {
   for (int64_t done = 0, index = 0; done < options_.validation_sims; ++index) {
     const int64_t n = std::min(options_.batch_size, options_.validation_sims - done);
     const auto batch = validation_simulator_.sample(n, static_cast<uint64_t>(index));
-    nll_sum -= approximator_->log_prob(batch.item_params, batch.responses).sum().item<double>();
+    nll_sum -= approximator_->log_prob(batch.item_params, batch.responses, batch.mask).sum().item<double>();
     items += batch.item_params.size(0) * batch.item_params.size(1);
     done += n;
   }

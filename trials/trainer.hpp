@@ -17,7 +17,7 @@
 
 #include "common/config_reader.hpp"
 #include "models/approximator.hpp"
-#include "models/simulators/irt_simulator.hpp"
+#include "models/simulators/simulator.hpp"
 
 #include <torch/torch.h>
 
@@ -84,7 +84,7 @@ struct TrainingSummary {
 
 class Trainer {
  public:
-  Trainer(std::shared_ptr<models::ContinuousApproximatorImpl> approximator, models::IrtRanges ranges,
+  Trainer(std::shared_ptr<models::ContinuousApproximatorImpl> approximator, const models::SimulatorSpec& simulator,
           TrainingOptions options, torch::Device device);
 
   // Runs every remaining step of every remaining epoch (continuing after an
@@ -116,8 +116,8 @@ class Trainer {
 
  private:
   std::shared_ptr<models::ContinuousApproximatorImpl> approximator_;
-  models::IrtSimulator simulator_;
-  models::IrtSimulator validation_simulator_;
+  models::Simulator simulator_;
+  models::Simulator validation_simulator_;
   TrainingOptions options_;
   torch::Device device_;
   torch::optim::Adam optimizer_;

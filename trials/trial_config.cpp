@@ -46,28 +46,8 @@ void set_training_field(TrialConfig& config, const std::string& key, const json&
   if (const auto problem = t.problem()) throw UserError::at(source, "training." + problem->field, problem->problem, problem->fix);
 }
 
-std::pair<int64_t, int64_t> range_at(ConfigSection& section, const char* key, std::pair<int64_t, int64_t> fallback) {
-  const json* value = section.find(key);
-  if (!value) return fallback;
-  const std::string field = section.field(key);
-  if (value->is_number()) {
-    const int64_t n = config_integer(*value, section.source(), field, 1);
-    return {n, n};
-  }
-  if (!value->is_array() || value->size() != 2)
-    throw section.error(key, "expected [low, high] or a number", "give e.g. [15, 50]");
-  const int64_t low = config_integer((*value)[0], section.source(), field + "[0]", 1);
-  const int64_t high = config_integer((*value)[1], section.source(), field + "[1]", 1);
-  if (low > high) throw section.error(key, "low > high", "give [low, high] with low <= high");
-  return {low, high};
-}
-
 void read_simulator(TrialConfig& config, ConfigSection section) {
-  section.choice("model", {"2pl"});
-  auto& r = config.ranges;
-  std::tie(r.min_items, r.max_items) = range_at(section, "n_items", {r.min_items, r.max_items});
-  std::tie(r.min_persons, r.max_persons) = range_at(section, "n_persons", {r.min_persons, r.max_persons});
-  section.reject_unknown_keys();
+  config.simulator = models::simulator_spec_from_config(std::move(section));
 }
 
 void read_training(TrialConfig& config, ConfigSection section) {
@@ -88,8 +68,31 @@ void read_approximator(TrialConfig& config, const json& section, const std::stri
   config.approximator = models::approximator_spec_from_json(spec, source);
 }
 
+// The approximator fields the simulator's model decides.
+bool is_model_field(const std::string& name) { return name == "param_dim" || name == "n_categories"; }
+
+// The approximator takes the model's target dimension and response categories;
+// a study file that gives others is refused.
+void match_model(TrialConfig& config, const json& document, const std::string& source) {
+  const auto model = models::make_item_response_model(config.simulator);
+  const std::pair<const char*, int64_t> fields[] = {{"param_dim", model->param_dim()},
+                                                    {"n_categories", model->n_categories()}};
+  for (const auto& [name, value] : fields) {
+    const json* approximator = document.is_object() && document.contains("approximator") ? &document["approximator"] : nullptr;
+    if (approximator && approximator->is_object() && approximator->contains(name) && (*approximator)[name] != value)
+      throw UserError::at(source, std::string("approximator.") + name,
+                          "model \"" + config.simulator.model + "\" has " + std::to_string(value) + ", got " +
+                              (*approximator)[name].dump(),
+                          "remove it: simulator.model decides it");
+  }
+  config.approximator.param_dim = model->param_dim();
+  config.approximator.n_categories = model->n_categories();
+}
+
 std::vector<std::string> searchable_names() {
-  std::vector<std::string> names = models::approximator_field_names();
+  std::vector<std::string> names;
+  for (const auto& name : models::approximator_field_names())
+    if (!is_model_field(name)) names.push_back(name);
   for (const auto& name : training_fields())
     if (name != "device") names.push_back("training." + name);
   return names;
@@ -130,15 +133,14 @@ TrialConfig parse_trial_config(const json& document, const std::string& source) 
   if (auto simulator = top.section("simulator")) read_simulator(config, *simulator);
   if (auto training = top.section("training")) read_training(config, *training);
   if (const json* approximator = top.find("approximator")) read_approximator(config, *approximator, source);
+  match_model(config, document, source);
   return config;
 }
 
 json TrialConfig::to_json() const {
   json out;
   out["seed"] = training.seed;
-  out["simulator"] = {{"model", "2pl"},
-                      {"n_items", {ranges.min_items, ranges.max_items}},
-                      {"n_persons", {ranges.min_persons, ranges.max_persons}}};
+  out["simulator"] = simulator.to_json();
   out["training"] = {{"epochs", training.epochs},
                      {"num_batches", training.num_batches},
                      {"batch_size", training.batch_size},

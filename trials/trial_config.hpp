@@ -1,7 +1,8 @@
 // What one training run needs, built from a training study's sections and a
 // trial's params:
 //
-//   "simulator":    {"model": "2pl", "n_items": [15, 50], "n_persons": [150, 500]}
+//   "simulator":    models::SimulatorSpec (models/simulators/simulator_spec.hpp):
+//                   {"model", "n_categories", "n_items", "n_persons", "missing", "priors"}
 //   "training":     {"epochs", "num_batches", "batch_size", "learning_rate",
 //                    "warmup_fraction", "clip_grad_norm", "validation_sims", "device"}
 //   "approximator": ApproximatorSpec fields, nested or dotted (models/approximator_spec.hpp);
@@ -14,12 +15,14 @@
 // option, otherwise an ApproximatorSpec field ("summary.embed_dim",
 // "flow.depth", "calibration.weight", ...). Params override the fixed values.
 // Every error is a UserError naming the study file, the field and the fix
-// (the closest valid name for an unknown one).
+// (the closest valid name for an unknown one). The approximator's param_dim
+// and n_categories are the model's (a study file that sets them otherwise is
+// refused).
 #pragma once
 
 #include "hpo/study_spec.hpp"
 #include "models/approximator_spec.hpp"
-#include "models/simulators/irt_simulator.hpp"
+#include "models/simulators/simulator.hpp"
 #include "trials/trainer.hpp"
 
 #include <nlohmann/json.hpp>
@@ -31,7 +34,7 @@ namespace bfhpo::trials {
 struct TrialConfig {
   models::ApproximatorSpec approximator;
   TrainingOptions training;
-  models::IrtRanges ranges;
+  models::SimulatorSpec simulator;
   std::string device = "auto";  // "auto" (CUDA when available), "cpu" or "cuda"
 
   // The complete configuration as JSON ({"seed", "simulator", "training", "approximator"}),

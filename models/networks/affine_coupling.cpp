@@ -27,13 +27,13 @@ Mlp make_subnet(int64_t in_dim, int64_t out_dim, const FlowSpec& spec) {
 
 DualAffineCouplingImpl::DualAffineCouplingImpl(int64_t dim, int64_t context_dim, const FlowSpec& spec)
     : first_half_(dim / 2), clamp_(spec.clamp) {
-  if (dim < 2) throw std::invalid_argument("DualAffineCoupling: needs at least 2 dims, got " + std::to_string(dim));
+  if (dim < 1) throw std::invalid_argument("DualAffineCoupling: needs at least 1 dim, got " + std::to_string(dim));
   if (spec.clamp <= 0) throw std::invalid_argument("DualAffineCoupling: clamp must be positive");
   if (spec.subnet_depth < 0 || spec.subnet_width < 1)
     throw std::invalid_argument("DualAffineCoupling: subnet_depth must be >= 0 and subnet_width >= 1");
   const int64_t second_half = dim - first_half_;
   subnet1_ = register_module("subnet1", make_subnet(first_half_ + context_dim, second_half, spec));
-  subnet2_ = register_module("subnet2", make_subnet(second_half + context_dim, first_half_, spec));
+  if (first_half_ > 0) subnet2_ = register_module("subnet2", make_subnet(second_half + context_dim, first_half_, spec));
 }
 
 std::pair<torch::Tensor, torch::Tensor> DualAffineCouplingImpl::scale_shift(
@@ -49,6 +49,7 @@ std::pair<torch::Tensor, torch::Tensor> DualAffineCouplingImpl::forward(const to
   auto x2 = x.narrow(1, first_half_, x.size(1) - first_half_);
   auto [s1, t1] = scale_shift(subnet1_, x1, context);
   auto y2 = x2 * s1.exp() + t1;
+  if (first_half_ == 0) return {y2, s1.sum(1)};
   auto [s2, t2] = scale_shift(subnet2_, y2, context);
   auto y1 = x1 * s2.exp() + t2;
   return {torch::cat({y1, y2}, 1), s1.sum(1) + s2.sum(1)};
@@ -57,8 +58,11 @@ std::pair<torch::Tensor, torch::Tensor> DualAffineCouplingImpl::forward(const to
 torch::Tensor DualAffineCouplingImpl::inverse(const torch::Tensor& y, const torch::Tensor& context) {
   auto y1 = y.narrow(1, 0, first_half_);
   auto y2 = y.narrow(1, first_half_, y.size(1) - first_half_);
-  auto [s2, t2] = scale_shift(subnet2_, y2, context);
-  auto x1 = (y1 - t2) * (-s2).exp();
+  auto x1 = y1;
+  if (first_half_ > 0) {
+    auto [s2, t2] = scale_shift(subnet2_, y2, context);
+    x1 = (y1 - t2) * (-s2).exp();
+  }
   auto [s1, t1] = scale_shift(subnet1_, x1, context);
   auto x2 = (y2 - t1) * (-s1).exp();
   return torch::cat({x1, x2}, 1);

@@ -3,7 +3,10 @@
 // then x1 <- x1 * exp(s2) + t2 with (s2, t2) = subnet2(x2_new, context), so
 // every dim is transformed once. Log-scales are soft-clamped to (-clamp, clamp)
 // as clamp * 2/pi * atan(s / clamp). The subnets' output layers start at zero,
-// so a fresh coupling is the identity. Needs D >= 2.
+// so a fresh coupling is the identity. With D = 1 the first half is empty:
+// the one dim is scaled and shifted by subnet1(context) and there is no
+// subnet2 (a flow of such layers is affine in theta: a Gaussian posterior
+// whose mean and scale depend on the context).
 #pragma once
 
 #include "models/approximator_spec.hpp"

@@ -14,9 +14,7 @@ constexpr double kLogTwoPi = 1.8378770664093454836;
 
 CouplingFlowImpl::CouplingFlowImpl(int64_t param_dim, int64_t context_dim, FlowSpec spec, uint64_t seed)
     : param_dim_(param_dim), context_dim_(context_dim), spec_(std::move(spec)) {
-  if (param_dim_ < 2)
-    throw std::invalid_argument("CouplingFlow: param_dim must be >= 2 (a coupling splits the parameters "
-                                "into two halves), got " + std::to_string(param_dim_));
+  if (param_dim_ < 1) throw std::invalid_argument("CouplingFlow: param_dim must be >= 1, got " + std::to_string(param_dim_));
   if (context_dim_ < 0) throw std::invalid_argument("CouplingFlow: context_dim must be >= 0");
   if (spec_.depth < 1) throw std::invalid_argument("CouplingFlow: depth must be >= 1");
   for (int64_t k = 0; k < spec_.depth; ++k) {

@@ -7,8 +7,8 @@
 //      whose output layer is zero-initialised, so a fresh flow is the identity
 //      after actnorm; log-scales soft-clamped as clamp * 2/pi * atan(s / clamp).
 // Base distribution: standard normal.
-// param_dim must be at least 2 (a coupling needs two halves); 1 throws
-// std::invalid_argument.
+// With param_dim 1 a coupling has no first half and the flow is affine in
+// theta (see affine_coupling.hpp); 0 throws std::invalid_argument.
 #pragma once
 
 #include "models/approximator_spec.hpp"

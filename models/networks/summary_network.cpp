@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace bfhpo::models {
 
@@ -15,13 +16,14 @@ torch::Tensor SummaryOutput::per_item_condition() const {
   return torch::cat({item_context, global_per_item}, -1);
 }
 
-SummaryNetworkImpl::SummaryNetworkImpl(SummarySpec spec, MemoryConfig memory)
-    : spec_(std::move(spec)) {
+SummaryNetworkImpl::SummaryNetworkImpl(SummarySpec spec, MemoryConfig memory, int64_t n_categories)
+    : spec_(std::move(spec)), n_categories_(n_categories) {
   set_memory_config(memory);
+  if (n_categories_ < 2) throw std::invalid_argument("SummaryNetwork: n_categories must be >= 2");
   if (spec_.cell_mlp_depth < 0) throw std::invalid_argument("SummaryNetwork: cell_mlp_depth < 0");
   std::vector<int64_t> phi_widths(static_cast<size_t>(spec_.cell_mlp_depth), spec_.cell_mlp_width);
   phi_widths.push_back(spec_.cell_dim);
-  phi_ = register_module("phi", Mlp(MlpOptions{n_cell_features, phi_widths, spec_.activation,
+  phi_ = register_module("phi", Mlp(MlpOptions{n_cell_features(n_categories_), phi_widths, spec_.activation,
                                                spec_.dropout, false}));
   item_projection_ =
       register_module("item_projection", torch::nn::Linear(spec_.cell_dim, spec_.embed_dim));
@@ -43,36 +45,53 @@ void SummaryNetworkImpl::set_memory_config(MemoryConfig memory) {
   memory_ = memory;
 }
 
-torch::Tensor SummaryNetworkImpl::pool_persons(const torch::Tensor& responses,
-                                               const torch::Tensor& person_score) {
-  const auto score = person_score.unsqueeze(2).expand_as(responses);
-  const auto p_value = responses.mean(1, /*keepdim=*/true).expand_as(responses);
-  const auto cells = torch::stack({responses, score, p_value, responses - score}, -1);
-  return phi_(cells).mean(1);
+torch::Tensor SummaryNetworkImpl::pool_persons(const torch::Tensor& responses, const torch::Tensor& mask,
+                                               const torch::Tensor& person_score,
+                                               const torch::Tensor& person_answered) {
+  const auto answered = mask.sum(1, /*keepdim=*/true);  // [B, 1, c]
+  const auto count = answered.clamp_min(1.0);
+  const auto scaled = responses * mask / static_cast<double>(n_categories_ - 1);
+  const auto score = person_score.unsqueeze(2);
+  std::vector<torch::Tensor> features;
+  for (int64_t k = 1; k < n_categories_; ++k) features.push_back(responses.ge(k).to(mask.dtype()) * mask);
+  features.push_back(score.expand_as(responses));
+  features.push_back((scaled.sum(1, /*keepdim=*/true) / count).expand_as(responses));
+  features.push_back((scaled - score) * mask);
+  features.push_back(person_answered.unsqueeze(2).expand_as(responses));
+  features.push_back((answered / static_cast<double>(responses.size(1))).expand_as(responses));
+  const auto cells = torch::stack(features, -1);
+  return (phi_(cells) * mask.unsqueeze(-1)).sum(1) / count.squeeze(1).unsqueeze(-1);
 }
 
-torch::Tensor SummaryNetworkImpl::per_item_stage(const torch::Tensor& responses) {
-  const auto person_score = responses.mean(2);
+torch::Tensor SummaryNetworkImpl::per_item_stage(const torch::Tensor& responses, const torch::Tensor& mask) {
   const int64_t n_items = responses.size(2);
+  const auto answered = mask.sum(2);
+  const auto person_score = (responses * mask).sum(2) / (answered.clamp_min(1.0) * (n_categories_ - 1));
+  const auto person_answered = answered / static_cast<double>(n_items);
   const int64_t chunk = std::min(memory_.item_chunk_size.value_or(n_items), n_items);
   const CheckpointedFn fn = [this](const std::vector<torch::Tensor>& in) {
-    return pool_persons(in[0], in[1]);
+    return pool_persons(in[0], in[1], in[2], in[3]);
   };
   const auto phi_params = phi_->parameters();
+  const auto response_chunks = responses.split(chunk, 2);
+  const auto mask_chunks = mask.split(chunk, 2);
   std::vector<torch::Tensor> pooled;
-  for (const auto& items : responses.split(chunk, 2)) {
-    pooled.push_back(memory_.gradient_checkpointing
-                         ? checkpoint(fn, {items, person_score}, phi_params)
-                         : fn({items, person_score}));
+  for (size_t i = 0; i < response_chunks.size(); ++i) {
+    const std::vector<torch::Tensor> inputs{response_chunks[i], mask_chunks[i], person_score, person_answered};
+    pooled.push_back(memory_.gradient_checkpointing ? checkpoint(fn, inputs, phi_params) : fn(inputs));
   }
   return torch::cat(pooled, 1);
 }
 
-SummaryOutput SummaryNetworkImpl::forward(const torch::Tensor& responses) {
+SummaryOutput SummaryNetworkImpl::forward(const torch::Tensor& responses, const torch::Tensor& mask) {
   if (responses.dim() != 3 || responses.size(1) == 0 || responses.size(2) == 0) {
     throw std::invalid_argument("SummaryNetwork: responses must be [B, P, J] with P, J > 0");
   }
-  auto h = item_projection_(per_item_stage(responses.to(item_projection_->weight.dtype())));
+  if (mask.defined() && mask.sizes() != responses.sizes())
+    throw std::invalid_argument("SummaryNetwork: mask must have the responses' shape [B, P, J]");
+  const auto dtype = item_projection_->weight.dtype();
+  const auto observed = mask.defined() ? mask.to(dtype) : torch::ones_like(responses, dtype);
+  auto h = item_projection_(per_item_stage(responses.to(dtype), observed));
   for (const auto& block : *attention_blocks_) h = block->as<SetAttentionBlockImpl>()->forward(h);
   return SummaryOutput{h, global_mlp_(h.mean(1))};
 }

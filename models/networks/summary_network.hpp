@@ -1,16 +1,22 @@
-// Summary network for a persons x items binary response matrix [B, P, J].
-// Exchangeable over persons and over items.
+// Summary network for a persons x items response matrix [B, P, J] with a
+// mask of the observed cells. Exchangeable over persons and over items.
 //
-//   per-cell features [B, P, J, F]: response y_pj, the person's raw score
-//     (mean over items), the item's p-value (mean over persons), and y_pj
-//     centred by the person's raw score
+//   per-cell features [B, P, J, F], F = n_cell_features(K) = (K - 1) + 5, with
+//     r_pj = y_pj / (K - 1) the response scaled to [0, 1] and m_pj the mask
+//     (every feature is 0 on a missing cell, where it is one of the last):
+//     [y_pj >= k] for k = 1..K-1 (the response itself for binary items), the
+//     person's score (mean r over the items they answered), the item's
+//     p-value (mean r over the persons who answered it), r_pj centred by the
+//     person's score, the share of items the person answered and the share of
+//     persons who answered the item
 //   per-item stage (DeepSet over persons, per item): phi = Mlp(F -> cell_mlp
-//     hidden -> cell_dim) on every cell, mean over persons -> [B, J, cell_dim],
-//     then a Linear to embed_dim (applied once the chunks are joined). Phi
-//     holds the B*P*J*width activations and runs over chunks of
-//     `item_chunk_size` items; with gradient checkpointing each chunk is a
-//     custom autograd Function that runs forward under no-grad and recomputes
-//     in backward (RNG state restored so dropout draws the same mask).
+//     hidden -> cell_dim) on every cell, masked mean over the persons who
+//     answered the item -> [B, J, cell_dim], then a Linear to embed_dim
+//     (applied once the chunks are joined). Phi holds the B*P*J*width
+//     activations and runs over chunks of `item_chunk_size` items; with
+//     gradient checkpointing each chunk is a custom autograd Function that
+//     runs forward under no-grad and recomputes in backward (RNG state
+//     restored so dropout draws the same mask).
 //   across items: `attention_layers` SetTransformer blocks (multi-head self
 //     attention + LayerNorm + feed-forward + LayerNorm) of width embed_dim.
 //   outputs: per-item context [B, J, embed_dim] and a global summary
@@ -18,7 +24,8 @@
 //     embed_dim).
 //
 // Chunked and unchunked, checkpointed and not, give the same outputs and the
-// same gradients (up to float rounding).
+// same gradients (up to float rounding). A missing cell changes nothing but
+// the counts: its response value is never read.
 #pragma once
 
 #include "models/approximator_spec.hpp"
@@ -39,23 +46,30 @@ struct SummaryOutput {
 
 class SummaryNetworkImpl : public torch::nn::Module {
  public:
-  SummaryNetworkImpl(SummarySpec spec, MemoryConfig memory = {});
-  SummaryOutput forward(const torch::Tensor& responses);  // responses [B, P, J] in {0, 1}
+  // n_categories K: responses take the values 0..K-1 (2: binary items).
+  SummaryNetworkImpl(SummarySpec spec, MemoryConfig memory = {}, int64_t n_categories = 2);
+  // responses [B, P, J] in {0..K-1}; mask [B, P, J] 1 observed / 0 missing,
+  // undefined: every cell observed.
+  SummaryOutput forward(const torch::Tensor& responses, const torch::Tensor& mask = {});
 
   const SummarySpec& spec() const { return spec_; }
   const MemoryConfig& memory_config() const { return memory_; }
   void set_memory_config(MemoryConfig memory);
 
-  static constexpr int64_t n_cell_features = 4;
+  int64_t n_categories() const { return n_categories_; }
 
  private:
-  // DeepSet over persons for a chunk of items: responses [B, P, c] and the
-  // persons' raw scores over all J items [B, P] -> [B, c, cell_dim].
-  torch::Tensor pool_persons(const torch::Tensor& responses, const torch::Tensor& person_score);
-  torch::Tensor per_item_stage(const torch::Tensor& responses);  // [B, P, J] -> [B, J, cell_dim]
+  // DeepSet over persons for a chunk of items: responses and mask [B, P, c],
+  // and the persons' scores and answered shares over all J items [B, P] ->
+  // [B, c, cell_dim].
+  torch::Tensor pool_persons(const torch::Tensor& responses, const torch::Tensor& mask,
+                             const torch::Tensor& person_score, const torch::Tensor& person_answered);
+  // [B, P, J] -> [B, J, cell_dim]
+  torch::Tensor per_item_stage(const torch::Tensor& responses, const torch::Tensor& mask);
 
   SummarySpec spec_;
   MemoryConfig memory_;
+  int64_t n_categories_;
   Mlp phi_{nullptr};
   torch::nn::Linear item_projection_{nullptr};
   torch::nn::ModuleList attention_blocks_{nullptr};

@@ -105,7 +105,14 @@ optimize|memory.budget_mb|train|"memory": {"budget_mb": -5}
 optimize|field 'memory.gate': expected true or false, got a string|train|"memory": {"gate": "yes"}
 optimize|field 'simulator.n_items': low > high|train|"simulator": {"model": "2pl", "n_items": [50, 10]}
 optimize|field 'simulator.n_items[0]': must be an integer in [1,|train|"simulator": {"model": "2pl", "n_items": [0, 10]}
-optimize|field 'simulator.model': unknown value "3pl"|train|"simulator": {"model": "3pl"}
+optimize|field 'simulator.model': unknown value "3p1". Fix: did you mean "3pl"? (use "rasch", "2pl", "3pl" or "grm")|train|"simulator": {"model": "3p1"}
+optimize|field 'simulator.n_categories': the graded response model needs its number of categories|train|"simulator": {"model": "grm"}
+optimize|field 'simulator.n_categories': must be an integer in [2, 100], got 1|train|"simulator": {"model": "grm", "n_categories": 1}
+optimize|field 'simulator.missing': a missing rate must be in [0, 1), got 1|train|"simulator": {"missing": 1}
+optimize|field 'simulator.missing[0]': a missing rate must be in [0, 1), got -0.1|train|"simulator": {"missing": [-0.1, 0.2]}
+optimize|field 'simulator.priors.c.beta': a Beta prior's parameters must be positive|train|"simulator": {"model": "3pl", "priors": {"c": {"beta": 0}}}
+optimize|field 'simulator.priors.b.sd': must be positive|train|"simulator": {"model": "rasch", "priors": {"b": {"sd": -1}}}
+optimize|field 'approximator.param_dim': model "grm" has 4|train|"simulator": {"model": "grm", "n_categories": 4}, "approximator": {"param_dim": 2}
 optimize|field 'summary.embed_dim': must be an integer in|train|"approximator": {"summary.embed_dim": 1e30}
 optimize|field 'flow.depth': must be a whole number|train|"approximator": {"flow.depth": 2.5}
 optimize|field 'approximator': expected an object|train|"approximator": [1]

@@ -2,7 +2,8 @@
 
 #include "memory/cpu_memory_tracking.hpp"
 #include "models/approximator.hpp"
-#include "models/simulators/irt_simulator.hpp"
+#include "models/simulators/simulator.hpp"
+#include "tests/models/tiny_spec.hpp"
 
 #include <catch2/catch.hpp>
 #include <torch/torch.h>
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 using namespace bfhpo::memory;
@@ -28,21 +30,23 @@ struct MeasuredStep {
 // Two training steps as trials::Trainer runs them (simulate, zero_grad, loss,
 // backward, clip, Adam step), so the second one starts with Adam's states.
 // The gradients are copied into std::vectors, which the CPU meter does not see.
-MeasuredStep measure_training_step(const ApproximatorSpec& spec, const StepShape& shape) {
+MeasuredStep measure_training_step(const ApproximatorSpec& spec, const StepShape& shape,
+                                   const std::string& model = "2pl", int64_t n_categories = 2) {
   install_cpu_memory_tracking();
   const int64_t baseline = cpu_current_bytes();
   MeasuredStep measured;
   torch::manual_seed(7);
   auto model = bfhpo::models::make_approximator(spec, 7);
   torch::optim::Adam adam(model->parameters(), torch::optim::AdamOptions(1e-3));
-  const bfhpo::models::IrtSimulator simulator({shape.n_items, shape.n_items, shape.n_persons, shape.n_persons}, 3,
-                                              torch::kCPU);
+  const bfhpo::models::Simulator simulator(
+      bfhpo::test::simulator_at({shape.n_items, shape.n_items, shape.n_persons, shape.n_persons}, model, n_categories),
+      3, torch::kCPU);
   for (uint64_t step = 0; step < 2; ++step) {
     if (step == 1) reset_cpu_peak();
     {
       const auto batch = simulator.sample(shape.batch_size, step);
       adam.zero_grad();
-      model->loss(batch.responses, batch.item_params).total.backward();
+      model->loss(batch.responses, batch.item_params, batch.mask).total.backward();
     }
     if (step == 0) {
       for (const auto& p : model->parameters()) {
@@ -86,6 +90,37 @@ TEST_CASE("Estimate agrees with the measured peak of a training step within 15%"
   const double measured = measure_training_step(spec, shape).peak_mb;
   INFO("estimated " << estimated << " MB, measured " << measured << " MB");
   CHECK(estimated == Approx(measured).epsilon(0.15));
+}
+
+TEST_CASE("Estimate agrees with the measured peak within 15% for every IRT model", "[estimate]") {
+  struct Case {
+    const char* model;
+    int64_t categories;
+    bool checkpointed;
+  };
+  const StepShape shape{4, 12, 40};
+  for (const auto& c : {Case{"rasch", 2, false}, Case{"3pl", 2, false}, Case{"grm", 5, false}, Case{"grm", 5, true}}) {
+    INFO(c.model << " K=" << c.categories << (c.checkpointed ? " chunk 3 checkpointed" : ""));
+    ApproximatorSpec spec = small_spec();
+    const auto simulator = bfhpo::models::make_item_response_model(bfhpo::test::simulator_at({}, c.model, c.categories));
+    spec.param_dim = simulator->param_dim();
+    spec.n_categories = simulator->n_categories();
+    if (c.checkpointed) spec.memory = {3, true};
+    const double estimated = estimate_mb(spec, shape);
+    const double measured = measure_training_step(spec, shape, c.model, c.categories).peak_mb;
+    INFO("estimated " << estimated << " MB, measured " << measured << " MB");
+    CHECK(estimated == Approx(measured).epsilon(0.15));
+  }
+}
+
+TEST_CASE("Estimate counts the response categories' channels", "[estimate]") {
+  ApproximatorSpec binary = small_spec();
+  ApproximatorSpec graded = binary;
+  graded.n_categories = 7;
+  const StepShape shape{8, 20, 100};
+  // Six more per-cell features: the stacked cells [B*P*J, F] and phi's first layer grow.
+  CHECK(estimate_peak_memory(graded, shape).summary_mb > estimate_peak_memory(binary, shape).summary_mb);
+  CHECK(estimate_peak_memory(graded, shape).parameters_mb > estimate_peak_memory(binary, shape).parameters_mb);
 }
 
 TEST_CASE("Estimate grows with batch, items, persons and widths", "[estimate]") {

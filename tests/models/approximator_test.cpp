@@ -1,7 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "models/approximator.hpp"
-#include "models/simulators/irt_simulator.hpp"
+#include "models/simulators/simulator.hpp"
 #include "tests/models/tiny_spec.hpp"
 
 using namespace bfhpo::models;
@@ -11,7 +13,7 @@ using bfhpo::test::tiny_spec;
 TEST_CASE("approximator: shapes of loss, log_prob and sample, the NLL is the mean -log_prob of the original space", "[approximator]") {
   torch::manual_seed(1);
   auto approximator = make_approximator(tiny_spec());
-  const IrtSimulator simulator({6, 6, 40, 40}, 3, torch::kCPU);
+  const Simulator simulator(bfhpo::test::simulator_at({6, 6, 40, 40}), 3, torch::kCPU);
   const auto batch = simulator.sample(4, 0);
   const auto terms = approximator->loss(batch.responses, batch.item_params);  // training: inits actnorm, stats
   CHECK_FALSE(terms.calibration.defined());
@@ -28,7 +30,7 @@ TEST_CASE("approximator: shapes of loss, log_prob and sample, the NLL is the mea
 TEST_CASE("approximator: log_prob in the original space integrates to one", "[approximator]") {
   torch::manual_seed(2);
   auto approximator = make_approximator(tiny_spec());
-  const IrtSimulator simulator({1, 1, 30, 30}, 4, torch::kCPU);
+  const Simulator simulator(bfhpo::test::simulator_at({1, 1, 30, 30}), 4, torch::kCPU);
   const auto batch = simulator.sample(64, 0);
   approximator->loss(batch.responses, batch.item_params);  // fits the standardization to the prior's scale
   approximator->eval();
@@ -48,7 +50,7 @@ TEST_CASE("approximator: log_prob in the original space integrates to one", "[ap
 
 TEST_CASE("calibrated approximator: weight 0 gives the continuous loss, the penalty is positive", "[approximator]") {
   auto spec = tiny_spec();
-  const IrtSimulator simulator({5, 5, 30, 30}, 7, torch::kCPU);
+  const Simulator simulator(bfhpo::test::simulator_at({5, 5, 30, 30}), 7, torch::kCPU);
   const auto batch = simulator.sample(6, 0);
   torch::manual_seed(3);
   auto plain = make_approximator(spec);
@@ -72,4 +74,29 @@ TEST_CASE("calibrated approximator: weight 0 gives the continuous loss, the pena
         Approx(weighted_terms.nll.item<double>() + weighted_terms.calibration.item<double>()));
   weighted_terms.total.backward();
   for (const auto& p : weighted->parameters()) REQUIRE(p.grad().defined());
+}
+
+TEST_CASE("approximator: every model's target and categories, with missing responses", "[approximator]") {
+  struct Case {
+    const char* model;
+    int64_t categories;
+  };
+  for (const auto& [model, categories] : {Case{"rasch", 2}, Case{"2pl", 2}, Case{"3pl", 2}, Case{"grm", 4}}) {
+    INFO(model);
+    const auto simulator_spec = bfhpo::test::simulator_at({5, 5, 30, 30}, model, categories, 0.2);
+    const Simulator simulator(simulator_spec, 9, torch::kCPU);
+    torch::manual_seed(4);
+    auto approximator = make_approximator(bfhpo::test::tiny_spec_for(simulator_spec));
+    const auto batch = simulator.sample(3, 0);
+    const auto terms = approximator->loss(batch.responses, batch.item_params, batch.mask);
+    CHECK(std::isfinite(terms.total.item<double>()));
+    terms.total.backward();
+    approximator->eval();
+    const auto draws = approximator->sample(4, batch.responses, batch.mask);
+    REQUIRE(draws.sizes() == torch::IntArrayRef({3, 5, 4, simulator.param_dim()}));
+    // The mask reaches the summary: the same responses read as complete data give another condition.
+    const auto masked = approximator->summary_network()->forward(batch.responses, batch.mask).global;
+    const auto complete = approximator->summary_network()->forward(batch.responses).global;
+    CHECK_FALSE(torch::allclose(masked, complete));
+  }
 }

@@ -2,7 +2,7 @@
 
 #include "models/calibration_penalty.hpp"
 #include "models/diagnostics.hpp"
-#include "models/simulators/gaussian_toy.hpp"
+#include "tests/models/gaussian_toy.hpp"
 
 #include <cmath>
 

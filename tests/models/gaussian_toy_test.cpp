@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "models/simulators/gaussian_toy.hpp"
+#include "tests/models/gaussian_toy.hpp"
 
 using bfhpo::models::GaussianToy;
 using bfhpo::models::GaussianToyConfig;

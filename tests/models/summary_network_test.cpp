@@ -33,10 +33,11 @@ struct Pass {
 
 // Forward and backward of a fixed random linear functional of both outputs,
 // after seeding the RNG (so dropout draws are reproducible).
-Pass forward_backward(SummaryNetwork& net, const torch::Tensor& responses, uint64_t seed = 11) {
+Pass forward_backward(SummaryNetwork& net, const torch::Tensor& responses, uint64_t seed = 11,
+                      const torch::Tensor& mask = {}) {
   net->zero_grad();
   torch::manual_seed(seed);
-  auto out = net->forward(responses);
+  auto out = net->forward(responses, mask);
   const auto w_items =
       torch::linspace(-1, 1, out.item_context.numel(), out.item_context.options()).view_as(out.item_context);
   const auto w_global = torch::linspace(1, -2, out.global.numel(), out.global.options()).view_as(out.global);
@@ -116,6 +117,51 @@ TEST_CASE("SummaryNetwork: chunked and checkpointed equal unchunked outputs and 
       require_same(forward_backward(net, y), reference);
     }
   }
+}
+
+TEST_CASE("SummaryNetwork: with graded responses and missing cells, chunked and checkpointed equal unchunked",
+          "[networks]") {
+  for (const int64_t k : {2, 5}) {
+    INFO("K = " << k);
+    torch::manual_seed(4);
+    SummaryNetwork net(tiny_spec(), MemoryConfig{}, k);
+    net->to(torch::kFloat64);
+    const auto mask = torch::bernoulli(torch::full({2, 6, 9}, 0.7, torch::kFloat64));
+    const auto y = torch::randint(0, k, {2, 6, 9}, torch::kFloat64) * mask;
+    const auto reference = forward_backward(net, y, 11, mask);
+    for (const int64_t chunk : {1, 4, 9}) {
+      for (const bool checkpointing : {false, true}) {
+        INFO("chunk " << chunk << ", checkpointing " << checkpointing);
+        set_summary_memory_config(net, chunk, checkpointing);
+        require_same(forward_backward(net, y, 11, mask), reference);
+      }
+    }
+  }
+}
+
+TEST_CASE("SummaryNetwork: a missing cell's response is never read, the mask is", "[networks]") {
+  torch::manual_seed(5);
+  SummaryNetwork net(tiny_spec(), MemoryConfig{}, 4);
+  net->eval();
+  const auto mask = torch::bernoulli(torch::full({2, 8, 5}, 0.6));
+  const auto y = torch::randint(0, 4, {2, 8, 5}).to(torch::kFloat32);
+  const auto out = net->forward(y * mask, mask);
+  // Anything in the missing cells: the same summary.
+  const auto noise = torch::randint(0, 4, {2, 8, 5}).to(torch::kFloat32) * (1 - mask);
+  const auto filled = net->forward(y * mask + noise, mask);
+  REQUIRE(noise.abs().sum().item<double>() > 0);
+  CHECK(torch::allclose(filled.item_context, out.item_context, 1e-5, 1e-6));
+  CHECK(torch::allclose(filled.global, out.global, 1e-5, 1e-6));
+  // The same responses read as complete data give another summary.
+  const auto complete = net->forward(y * mask);
+  CHECK_FALSE(torch::allclose(complete.item_context, out.item_context, 1e-4, 1e-5));
+  // No mask is the all-ones mask.
+  const auto ones = net->forward(y, torch::ones_like(y));
+  CHECK(torch::allclose(net->forward(y).item_context, ones.item_context, 1e-6, 1e-7));
+  // Persons stay exchangeable with a mask.
+  const auto persons = torch::randperm(8, torch::kLong);
+  const auto permuted = net->forward((y * mask).index_select(1, persons), mask.index_select(1, persons));
+  CHECK(torch::allclose(permuted.item_context, out.item_context, 1e-4, 1e-5));
 }
 
 TEST_CASE("SummaryNetwork: checkpointing keeps gradients with dropout in training", "[networks]") {

@@ -4,6 +4,10 @@
 #pragma once
 
 #include "models/approximator_spec.hpp"
+#include "models/simulators/item_response_model.hpp"
+#include "models/simulators/simulator_spec.hpp"
+
+#include <string>
 
 namespace bfhpo::test {
 
@@ -19,6 +23,26 @@ inline models::ApproximatorSpec tiny_spec() {
   spec.flow.depth = 2;
   spec.flow.subnet_width = 16;
   spec.flow.subnet_depth = 1;
+  return spec;
+}
+
+// A simulator of `model` at fixed or ranged shapes.
+inline models::SimulatorSpec simulator_at(models::IrtRanges ranges, const std::string& model = "2pl",
+                                          int64_t n_categories = 2, double missing = 0.0) {
+  models::SimulatorSpec spec;
+  spec.model = model;
+  spec.n_categories = n_categories;
+  spec.ranges = ranges;
+  spec.missing = {missing, missing};
+  return spec;
+}
+
+// tiny_spec() for the simulator's model (its target dimension and categories).
+inline models::ApproximatorSpec tiny_spec_for(const models::SimulatorSpec& simulator) {
+  models::ApproximatorSpec spec = tiny_spec();
+  const auto model = models::make_item_response_model(simulator);
+  spec.param_dim = model->param_dim();
+  spec.n_categories = model->n_categories();
   return spec;
 }
 

@@ -2,7 +2,7 @@
 
 #include "models/diagnostics.hpp"
 #include "models/networks/coupling_flow.hpp"
-#include "models/simulators/gaussian_toy.hpp"
+#include "tests/models/gaussian_toy.hpp"
 
 #include <cmath>
 #include <vector>

@@ -24,7 +24,7 @@ TEST_CASE("probe_memory_config measures each point on a clone and applies the fi
   options.batch_size = 16;
   options.item_chunk_ladder = {4, 1};
   options.early_stop = false;
-  const MemoryProbeReport unlimited = probe_memory_config(approximator, test::tiny_ranges(), options, torch::kCPU);
+  const MemoryProbeReport unlimited = probe_memory_config(approximator, test::tiny_simulator(), options, torch::kCPU);
   REQUIRE(unlimited.points.size() == 3);
   for (const auto& p : unlimited.points) CHECK(p.fits);
   const double unchunked = unlimited.points[0].peak_mb, chunk1 = unlimited.points[2].peak_mb;
@@ -34,7 +34,7 @@ TEST_CASE("probe_memory_config measures each point on a clone and applies the fi
   options.early_stop = true;
   options.cpu_budget_bytes =
       memory::cpu_current_bytes() + static_cast<int64_t>((unchunked + chunk1) / 2 * 1024 * 1024);
-  const MemoryProbeReport report = probe_memory_config(approximator, test::tiny_ranges(), options, torch::kCPU);
+  const MemoryProbeReport report = probe_memory_config(approximator, test::tiny_simulator(), options, torch::kCPU);
   REQUIRE(report.chosen.has_value());
   CHECK_FALSE(report.points.front().fits);
   CHECK_THAT(report.points.front().error, Catch::Contains("out of memory"));

@@ -12,7 +12,7 @@
 
 namespace bfhpo::test {
 
-inline models::IrtRanges tiny_ranges() { return {12, 12, 60, 60}; }
+inline models::SimulatorSpec tiny_simulator() { return test::simulator_at({12, 12, 60, 60}); }
 
 inline trials::TrainingOptions tiny_training(int epochs = 3, int num_batches = 8, int64_t batch_size = 16) {
   trials::TrainingOptions options;
@@ -28,7 +28,7 @@ inline trials::TrainingOptions tiny_training(int epochs = 3, int num_batches = 8
 inline std::unique_ptr<trials::Trainer> tiny_trainer(const trials::TrainingOptions& options,
                                                      const models::ApproximatorSpec& spec = tiny_spec()) {
   torch::manual_seed(options.seed);
-  return std::make_unique<trials::Trainer>(models::make_approximator(spec, options.seed), tiny_ranges(), options,
+  return std::make_unique<trials::Trainer>(models::make_approximator(spec, options.seed), tiny_simulator(), options,
                                            torch::kCPU);
 }
 

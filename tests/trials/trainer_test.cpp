@@ -54,7 +54,7 @@ TEST_CASE("Trainer: a short CPU run lowers the validation NLL well below the pri
   REQUIRE(summary.history.size() == 2);
 
   // Held-out items; NLL of (log a_j, b_j) per item in the original parameter space.
-  const models::IrtSimulator held_out(test::tiny_ranges(), 987, torch::kCPU);
+  const models::Simulator held_out(test::tiny_simulator(), 987, torch::kCPU);
   const auto batch = held_out.sample(32, 0);
   auto& approximator = trainer->approximator();
   approximator.eval();
@@ -82,7 +82,7 @@ TEST_CASE("Trainer: saved and loaded weights restore log_prob exactly", "[traine
   options.seed += 1;  // another initialisation and other permutations
   auto loaded = test::tiny_trainer(options);
 
-  const auto batch = models::IrtSimulator(test::tiny_ranges(), 55, torch::kCPU).sample(4, 0);
+  const auto batch = models::Simulator(test::tiny_simulator(), 55, torch::kCPU).sample(4, 0);
   auto log_prob = [&](Trainer& trainer) {
     trainer.approximator().eval();  // training mode would update the standardization
     torch::NoGradGuard no_grad;
@@ -141,9 +141,9 @@ TEST_CASE("Trainer: a step that throws leaves the step counter, weights and buff
   const auto options = test::tiny_training(1, 4, 8);
   torch::manual_seed(0);
   auto failing_impl = std::make_shared<FailingApproximatorImpl>(test::tiny_spec(), 0);
-  Trainer failing(failing_impl, test::tiny_ranges(), options, torch::kCPU);
+  Trainer failing(failing_impl, test::tiny_simulator(), options, torch::kCPU);
   torch::manual_seed(0);
-  Trainer reference(std::make_shared<models::ContinuousApproximatorImpl>(test::tiny_spec(), 0), test::tiny_ranges(),
+  Trainer reference(std::make_shared<models::ContinuousApproximatorImpl>(test::tiny_spec(), 0), test::tiny_simulator(),
                     options, torch::kCPU);
   REQUIRE(test::same_state(test::state_of(*failing_impl), test::state_of(reference.approximator())));
 

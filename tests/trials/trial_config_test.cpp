@@ -35,10 +35,10 @@ TEST_CASE("a training study's sections and params make one TrialConfig", "[trial
   const auto study = training_study({{"flow.depth", {{"type", "int"}, {"low", 2}, {"high", 8}}},
                                      {"training.batch_size", {{"type", "int"}, {"low", 4}, {"high", 64}}}});
   const TrialConfig fixed = study_trial_config(study);
-  REQUIRE(fixed.ranges.min_items == 10);
-  REQUIRE(fixed.ranges.max_items == 20);
-  REQUIRE(fixed.ranges.min_persons == 100);
-  REQUIRE(fixed.ranges.max_persons == 100);
+  REQUIRE(fixed.simulator.ranges.min_items == 10);
+  REQUIRE(fixed.simulator.ranges.max_items == 20);
+  REQUIRE(fixed.simulator.ranges.min_persons == 100);
+  REQUIRE(fixed.simulator.ranges.max_persons == 100);
   REQUIRE(fixed.training.epochs == 2);
   REQUIRE(fixed.training.seed == 3);
   REQUIRE(fixed.approximator.calibration.enabled);
@@ -66,4 +66,28 @@ TEST_CASE("search-space names must map to a field, errors suggest the closest", 
                Catch::Contains("p.json") && Catch::Contains("training.epochs"));
   REQUIRE_THAT(error_of([&] { make_trial_config(ok, {{"summary.attention_heads", 5}}, "p.json"); }),
                Catch::Contains("summary.attention_heads"));
+}
+
+TEST_CASE("the simulator's model decides the approximator's target dimension and categories", "[trial_config]") {
+  const auto parse = [](const json& simulator, const json& approximator = json::object()) {
+    return parse_trial_config({{"simulator", simulator}, {"approximator", approximator}}, "study.json");
+  };
+  CHECK(parse({{"model", "rasch"}}).approximator.param_dim == 1);
+  CHECK(parse({{"model", "2pl"}}).approximator.param_dim == 2);
+  CHECK(parse({{"model", "3pl"}}).approximator.param_dim == 3);
+  const TrialConfig grm = parse({{"model", "grm"}, {"n_categories", 5}, {"missing", 0.2}});
+  CHECK(grm.approximator.param_dim == 5);
+  CHECK(grm.approximator.n_categories == 5);
+  CHECK(grm.simulator.missing.high == 0.2);
+  // The complete configuration reads back unchanged.
+  CHECK(parse_trial_config(grm.to_json(), "export.json").to_json() == grm.to_json());
+  // A study file that sets them otherwise is refused.
+  CHECK_THAT(error_of([&] { parse({{"model", "3pl"}}, {{"param_dim", 2}}); }),
+             Catch::Contains("approximator.param_dim") && Catch::Contains("\"3pl\" has 3") &&
+                 Catch::Contains("Fix: remove it"));
+  CHECK_THAT(error_of([&] { parse({{"model", "2pl"}}, {{"n_categories", 4}}); }),
+             Catch::Contains("approximator.n_categories"));
+  // They are not hyperparameters.
+  const auto searched = training_study({{"param_dim", {{"type", "int"}, {"low", 2}, {"high", 3}}}});
+  CHECK_THAT(error_of([&] { study_trial_config(searched); }), Catch::Contains("search_space.param_dim"));
 }

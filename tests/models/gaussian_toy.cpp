@@ -1,4 +1,4 @@
-#include "models/simulators/gaussian_toy.hpp"
+#include "tests/models/gaussian_toy.hpp"
 
 #include <random>
 #include <stdexcept>

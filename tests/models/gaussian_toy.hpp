@@ -1,8 +1,8 @@
-// Gaussian toy model with a closed-form posterior, for exact tests of the
+// Gaussian toy model with a closed-form posterior (tests only), for exact tests of the
 // whole stack: mu ~ N(0, prior_std^2 I_2), x_i ~ N(mu, noise_std^2 I_2) for
 // i = 1..N, N drawn per batch from [min_obs, max_obs]. The posterior of mu is
 // N(m, s^2 I_2) with 1/s^2 = 1/prior_std^2 + N/noise_std^2 and
-// m = s^2 * sum_i x_i / noise_std^2. Seeded like IrtSimulator.
+// m = s^2 * sum_i x_i / noise_std^2. Seeded like models::Simulator.
 #pragma once
 
 #include <cstdint>

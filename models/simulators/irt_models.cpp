@@ -1,0 +1,100 @@
+#include "models/simulators/irt_models.hpp"
+
+#include <stdexcept>
+
+namespace bfhpo::models {
+namespace {
+
+const auto kFloat = torch::TensorOptions().dtype(torch::kFloat32);
+
+torch::Tensor normal(const NormalPrior& prior, at::IntArrayRef size, at::Generator& generator) {
+  return at::normal(prior.mean, prior.sd, size, generator, kFloat);
+}
+
+// sigmoid(a (theta - b)) at [B, P, J] from theta [B, P], a and b [B, J].
+torch::Tensor item_curve(const torch::Tensor& theta, const torch::Tensor& a, const torch::Tensor& b) {
+  return torch::sigmoid(a.unsqueeze(1) * (theta.unsqueeze(2) - b.unsqueeze(1)));
+}
+
+}  // namespace
+
+torch::Tensor RaschModel::draw_item_params(int64_t batch, int64_t items, at::Generator& generator) const {
+  return normal(b_, {batch, items, 1}, generator);
+}
+
+torch::Tensor RaschModel::exceedance_probabilities(const torch::Tensor& theta, const torch::Tensor& item_params) const {
+  const auto b = item_params.select(-1, 0);
+  return torch::sigmoid(theta.unsqueeze(2) - b.unsqueeze(1)).unsqueeze(-1);
+}
+
+torch::Tensor RaschModel::prior_variance() const { return torch::tensor({b_.sd * b_.sd}, torch::kFloat64); }
+
+torch::Tensor TwoPlModel::draw_item_params(int64_t batch, int64_t items, at::Generator& generator) const {
+  const auto b = normal(b_, {batch, items}, generator);
+  const auto log_a = normal(log_a_, {batch, items}, generator);
+  return torch::stack({log_a, b}, -1);
+}
+
+torch::Tensor TwoPlModel::exceedance_probabilities(const torch::Tensor& theta, const torch::Tensor& item_params) const {
+  return item_curve(theta, item_params.select(-1, 0).exp(), item_params.select(-1, 1)).unsqueeze(-1);
+}
+
+torch::Tensor TwoPlModel::prior_variance() const {
+  return torch::tensor({log_a_.sd * log_a_.sd, b_.sd * b_.sd}, torch::kFloat64);
+}
+
+torch::Tensor ThreePlModel::draw_item_params(int64_t batch, int64_t items, at::Generator& generator) const {
+  const auto b = normal(b_, {batch, items}, generator);
+  const auto log_a = normal(log_a_, {batch, items}, generator);
+  // Gamma draws in float64: a small shape's draws can underflow float32.
+  const auto shape = [&](double value) { return torch::full({batch, items}, value, torch::kFloat64); };
+  const auto g1 = at::_standard_gamma(shape(c_.alpha), generator);
+  const auto g2 = at::_standard_gamma(shape(c_.beta), generator);
+  const auto logit_c = (g1.log() - g2.log()).to(torch::kFloat32);
+  return torch::stack({log_a, b, logit_c}, -1);
+}
+
+torch::Tensor ThreePlModel::exceedance_probabilities(const torch::Tensor& theta,
+                                                     const torch::Tensor& item_params) const {
+  const auto c = torch::sigmoid(item_params.select(-1, 2)).unsqueeze(1);
+  const auto curve = item_curve(theta, item_params.select(-1, 0).exp(), item_params.select(-1, 1));
+  return (c + (1 - c) * curve).unsqueeze(-1);
+}
+
+torch::Tensor ThreePlModel::prior_variance() const {
+  const double logit_c = torch::polygamma(1, torch::tensor({c_.alpha, c_.beta}, torch::kFloat64)).sum().item<double>();
+  return torch::tensor({log_a_.sd * log_a_.sd, b_.sd * b_.sd, logit_c}, torch::kFloat64);
+}
+
+GradedResponseModel::GradedResponseModel(int64_t n_categories, NormalPrior log_a, NormalPrior thresholds)
+    : n_categories_(n_categories), log_a_(log_a), thresholds_(thresholds) {
+  if (n_categories_ < 2) throw std::invalid_argument("GradedResponseModel: needs at least 2 categories");
+  torch::NoGradGuard no_grad;
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(0x6A5D2E11ULL);
+  const auto sorted = std::get<0>(
+      at::normal(0.0, 1.0, {200000, n_categories_ - 1}, generator, torch::TensorOptions().dtype(torch::kFloat64))
+          .sort(1));
+  prior_variance_ = torch::cat({torch::tensor({log_a_.sd * log_a_.sd}, torch::kFloat64),
+                                sorted.var(0) * (thresholds_.sd * thresholds_.sd)});
+}
+
+std::vector<std::string> GradedResponseModel::parameter_names() const {
+  std::vector<std::string> names{"log_a"};
+  for (int64_t k = 1; k < n_categories_; ++k) names.push_back("b" + std::to_string(k));
+  return names;
+}
+
+torch::Tensor GradedResponseModel::draw_item_params(int64_t batch, int64_t items, at::Generator& generator) const {
+  const auto log_a = normal(log_a_, {batch, items, 1}, generator);
+  const auto thresholds = std::get<0>(normal(thresholds_, {batch, items, n_categories_ - 1}, generator).sort(-1));
+  return torch::cat({log_a, thresholds}, -1);
+}
+
+torch::Tensor GradedResponseModel::exceedance_probabilities(const torch::Tensor& theta,
+                                                            const torch::Tensor& item_params) const {
+  const auto a = item_params.select(-1, 0).exp().unsqueeze(1).unsqueeze(-1);            // [B, 1, J, 1]
+  const auto thresholds = item_params.narrow(-1, 1, n_categories_ - 1).unsqueeze(1);  // [B, 1, J, K-1]
+  return torch::sigmoid(a * (theta.unsqueeze(2).unsqueeze(3) - thresholds));
+}
+
+}  // namespace bfhpo::models

@@ -1,0 +1,27 @@
+#include "models/simulators/item_response_model.hpp"
+
+#include "models/simulators/irt_models.hpp"
+
+#include <stdexcept>
+
+namespace bfhpo::models {
+
+std::shared_ptr<const ItemResponseModel> make_item_response_model(const SimulatorSpec& spec) {
+  const ItemPriors& p = spec.priors;
+  if (spec.model == "rasch") return std::make_shared<RaschModel>(p.b);
+  if (spec.model == "2pl") return std::make_shared<TwoPlModel>(p.log_a, p.b);
+  if (spec.model == "3pl") return std::make_shared<ThreePlModel>(p.log_a, p.b, p.c);
+  if (spec.model == "grm") return std::make_shared<GradedResponseModel>(spec.n_categories, p.log_a, p.thresholds);
+  throw std::invalid_argument("make_item_response_model: unknown model \"" + spec.model + "\"");
+}
+
+torch::Tensor category_probabilities(const ItemResponseModel& model, const torch::Tensor& theta,
+                                     const torch::Tensor& item_params) {
+  const auto exceed = model.exceedance_probabilities(theta, item_params);  // P(y >= k), k = 1..K-1
+  const auto one = torch::ones_like(exceed.narrow(-1, 0, 1));
+  const auto at_least = torch::cat({one, exceed}, -1);                      // k = 0..K-1
+  const auto above = torch::cat({exceed, torch::zeros_like(one)}, -1);      // P(y >= k+1)
+  return at_least - above;
+}
+
+}  // namespace bfhpo::models

@@ -1,0 +1,48 @@
+// ItemResponseModel: what distinguishes one IRT model from another -- its
+// item parameters (the inference target), their prior, and the probability
+// of each response given a person's ability. Simulator (simulator.hpp) does
+// the rest (shapes, abilities, seeds, missing cells) for every model alike.
+// The models and their priors are listed in simulator_spec.hpp; nothing
+// outside models/ names a model.
+#pragma once
+
+#include "models/simulators/simulator_spec.hpp"
+
+#include <torch/torch.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bfhpo::models {
+
+class ItemResponseModel {
+ public:
+  virtual ~ItemResponseModel() = default;
+
+  // Names of the inference target's components, e.g. {"log_a", "b"}.
+  virtual std::vector<std::string> parameter_names() const = 0;
+  int64_t param_dim() const { return static_cast<int64_t>(parameter_names().size()); }
+  // Responses take the values 0..n_categories()-1.
+  virtual int64_t n_categories() const { return 2; }
+
+  // Item parameters [batch, items, param_dim] (float32, CPU) drawn from the
+  // prior with `generator`.
+  virtual torch::Tensor draw_item_params(int64_t batch, int64_t items, at::Generator& generator) const = 0;
+  // P(y_pj >= k) for k = 1..K-1 given abilities theta [B, P] and item params
+  // [B, J, D]: [B, P, J, K-1], non-increasing in k.
+  virtual torch::Tensor exceedance_probabilities(const torch::Tensor& theta,
+                                                 const torch::Tensor& item_params) const = 0;
+  // The prior variance of each target component [D] (float64), for the
+  // posterior contraction.
+  virtual torch::Tensor prior_variance() const = 0;
+};
+
+// The model `spec.model` names, with spec's priors and categories.
+std::shared_ptr<const ItemResponseModel> make_item_response_model(const SimulatorSpec& spec);
+
+// P(y_pj = k) for k = 0..K-1: [B, P, J, K] (rows sum to 1).
+torch::Tensor category_probabilities(const ItemResponseModel& model, const torch::Tensor& theta,
+                                     const torch::Tensor& item_params);
+
+}  // namespace bfhpo::models
