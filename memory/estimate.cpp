@@ -34,6 +34,8 @@
 //   early      end of forward / start of backward: the batch, every saved
 //              activation of summary, flow and calibration, and the largest
 //              backward buffer of the flow or the attention blocks
+//   forward    the end of the per-item stage's last chunk in forward: the
+//              batch, what the chunks keep and the chunk's phi output
 //   late       backward through the per-item stage: the batch, what the
 //              per-item stage keeps, and its backward buffers (with
 //              checkpointing: one chunk recomputed plus its backward buffers);
@@ -172,6 +174,7 @@ struct SummaryMemory {
   int64_t item_stage = 0;     // the part of `saved` still alive while backward runs through the per-item stage
   int64_t attention_backward = 0;  // largest backward buffers of an attention block
   int64_t item_stage_backward = 0;  // backward buffers of a chunk (+ its recomputation when checkpointed)
+  int64_t item_stage_forward = 0;   // on top of item_stage at the end of the last chunk's phi forward
   int64_t condition = 0;      // the flow's context [M, C]
 };
 
@@ -202,6 +205,14 @@ SummaryMemory summary_memory(const DeviceProfile& p, const models::ApproximatorS
     // Without checkpointing every chunk's graph stays: chunking alone saves nothing.
     m.item_stage += (n_chunks - 1) * phi_saved(chunk) + phi_saved(last_chunk);
   }
+  // Forward of the last chunk: its phi output [N, cell_dim] (masked in place)
+  // on top of what the chunks keep; checkpointed (no grad), the chunk's cell
+  // features, the last hidden layer and the output are alive together.
+  const int64_t last_rows = b * persons * last_chunk;
+  m.item_stage_forward = spec.memory.gradient_checkpointing
+                             ? Tally(p).add(last_rows * features).add(last_rows * (depth > 0 ? width : 0)).add(
+                                   last_rows * s.cell_dim).bytes()
+                             : Tally(p).add(last_rows * s.cell_dim).bytes();
   // Backward of a chunk: the masked mean's gradient times the mask
   // [N, cell_dim], then the last hidden layer's gradient [N, width] joins
   // it; each later gradient replaces an activation freed before it. With
@@ -335,8 +346,9 @@ MemoryEstimate estimate_peak_memory(const models::ApproximatorSpec& spec, const 
   const int64_t early = batch + summary.saved + flow + calibration +
                         std::max(flow_backward_bytes(profile, spec, rows), summary.attention_backward);
   const int64_t late = batch + summary.item_stage + summary.item_stage_backward;
+  const int64_t item_forward = batch + summary.item_stage + summary.item_stage_forward;
   const int64_t simulate = simulate_bytes(profile, spec, shape);
-  const int64_t activations = std::max({early, late, simulate});
+  const int64_t activations = std::max({early, late, item_forward, simulate});
 
   MemoryEstimate e;
   e.parameters_mb = mb(params.bytes() + buffers.bytes());

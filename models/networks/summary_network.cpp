@@ -9,6 +9,26 @@
 #include <vector>
 
 namespace bfhpo::models {
+namespace {
+
+// The stacked per-cell features [B, P, c, F] of a chunk (summary_network.hpp
+// lists them); `answered` [B, 1, c] counts the persons who answered each item.
+torch::Tensor cell_features(int64_t n_categories, const torch::Tensor& responses, const torch::Tensor& mask,
+                            const torch::Tensor& answered, const torch::Tensor& person_score,
+                            const torch::Tensor& person_answered) {
+  const auto scaled = responses * mask / static_cast<double>(n_categories - 1);
+  const auto score = person_score.unsqueeze(2);
+  std::vector<torch::Tensor> features;
+  for (int64_t k = 1; k < n_categories; ++k) features.push_back(responses.ge(k).to(mask.dtype()) * mask);
+  features.push_back(score.expand_as(responses));
+  features.push_back((scaled.sum(1, /*keepdim=*/true) / answered.clamp_min(1.0)).expand_as(responses));
+  features.push_back((scaled - score) * mask);
+  features.push_back(person_answered.unsqueeze(2).expand_as(responses));
+  features.push_back((answered / static_cast<double>(responses.size(1))).expand_as(responses));
+  return torch::stack(features, -1);
+}
+
+}  // namespace
 
 torch::Tensor SummaryOutput::per_item_condition() const {
   const auto global_per_item =
@@ -49,18 +69,10 @@ torch::Tensor SummaryNetworkImpl::pool_persons(const torch::Tensor& responses, c
                                                const torch::Tensor& person_score,
                                                const torch::Tensor& person_answered) {
   const auto answered = mask.sum(1, /*keepdim=*/true);  // [B, 1, c]
-  const auto count = answered.clamp_min(1.0);
-  const auto scaled = responses * mask / static_cast<double>(n_categories_ - 1);
-  const auto score = person_score.unsqueeze(2);
-  std::vector<torch::Tensor> features;
-  for (int64_t k = 1; k < n_categories_; ++k) features.push_back(responses.ge(k).to(mask.dtype()) * mask);
-  features.push_back(score.expand_as(responses));
-  features.push_back((scaled.sum(1, /*keepdim=*/true) / count).expand_as(responses));
-  features.push_back((scaled - score) * mask);
-  features.push_back(person_answered.unsqueeze(2).expand_as(responses));
-  features.push_back((answered / static_cast<double>(responses.size(1))).expand_as(responses));
-  const auto cells = torch::stack(features, -1);
-  return (phi_(cells) * mask.unsqueeze(-1)).sum(1) / count.squeeze(1).unsqueeze(-1);
+  auto phi = phi_(cell_features(n_categories_, responses, mask, answered, person_score, person_answered));
+  // In place: phi's output is saved by no backward, so masking it allocates nothing.
+  phi.mul_(mask.unsqueeze(-1));
+  return phi.sum(1) / answered.clamp_min(1.0).squeeze(1).unsqueeze(-1);
 }
 
 torch::Tensor SummaryNetworkImpl::per_item_stage(const torch::Tensor& responses, const torch::Tensor& mask) {

@@ -31,7 +31,7 @@ struct MeasuredStep {
 // backward, clip, Adam step), so the second one starts with Adam's states.
 // The gradients are copied into std::vectors, which the CPU meter does not see.
 MeasuredStep measure_training_step(const ApproximatorSpec& spec, const StepShape& shape,
-                                   const std::string& model = "2pl", int64_t n_categories = 2) {
+                                   const std::string& model_name = "2pl", int64_t n_categories = 2) {
   install_cpu_memory_tracking();
   const int64_t baseline = cpu_current_bytes();
   MeasuredStep measured;
@@ -39,7 +39,7 @@ MeasuredStep measure_training_step(const ApproximatorSpec& spec, const StepShape
   auto model = bfhpo::models::make_approximator(spec, 7);
   torch::optim::Adam adam(model->parameters(), torch::optim::AdamOptions(1e-3));
   const bfhpo::models::Simulator simulator(
-      bfhpo::test::simulator_at({shape.n_items, shape.n_items, shape.n_persons, shape.n_persons}, model, n_categories),
+      bfhpo::test::simulator_at({shape.n_items, shape.n_items, shape.n_persons, shape.n_persons}, model_name, n_categories),
       3, torch::kCPU);
   for (uint64_t step = 0; step < 2; ++step) {
     if (step == 1) reset_cpu_peak();

@@ -106,7 +106,7 @@ TEST_CASE("Simulator: simulated response frequencies follow each model's probabi
 
 TEST_CASE("Simulator: the chi-square check detects a wrong likelihood", "[simulator]") {
   // 3PL data judged as 2PL (guessing ignored) and GRM data judged with its
-  // thresholds reversed must both fail the same check.
+  // thresholds 0.3 too high must both fail the same check.
   const Simulator three_pl(simulator_at({12, 12, 1500, 1500}, "3pl"), 21, torch::kCPU);
   auto batch = three_pl.sample(1, 0);
   batch.item_params = batch.item_params.narrow(-1, 0, 2);
@@ -114,7 +114,7 @@ TEST_CASE("Simulator: the chi-square check detects a wrong likelihood", "[simula
 
   const Simulator grm(simulator_at({12, 12, 1500, 1500}, "grm", 4), 21, torch::kCPU);
   auto graded = grm.sample(1, 0);
-  graded.item_params = torch::cat({graded.item_params.narrow(-1, 0, 1), graded.item_params.narrow(-1, 1, 3).flip(-1)}, -1);
+  graded.item_params = torch::cat({graded.item_params.narrow(-1, 0, 1), graded.item_params.narrow(-1, 1, 3) + 0.3}, -1);
   CHECK(pearson_statistic(graded, "grm", 4) > chi_square_critical(36));
 }
 

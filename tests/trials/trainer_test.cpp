@@ -31,8 +31,9 @@ std::vector<torch::Tensor> buffers_of(torch::nn::Module& module) {
 class FailingApproximatorImpl : public models::ContinuousApproximatorImpl {
  public:
   using ContinuousApproximatorImpl::ContinuousApproximatorImpl;
-  models::LossTerms loss(const torch::Tensor& responses, const torch::Tensor& item_params) override {
-    auto terms = ContinuousApproximatorImpl::loss(responses, item_params);
+  models::LossTerms loss(const torch::Tensor& responses, const torch::Tensor& item_params,
+                         const torch::Tensor& mask) override {
+    auto terms = ContinuousApproximatorImpl::loss(responses, item_params, mask);
     if (armed) {
       armed = false;
       terms.total.backward();
