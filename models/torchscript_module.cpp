@@ -49,7 +49,8 @@ class SourceWriter {
     condition();
     for (int64_t k = 0; k < spec_.flow.depth; ++k) {
       for (const char* subnet : {"subnet1", "subnet2"})
-        mlp("flow.coupling" + std::to_string(k) + "." + subnet, spec_.flow.subnet_depth + 1, spec_.flow.activation);
+        if (spec_.param_dim > 1 || std::string(subnet) == "subnet1")  // one parameter: no subnet2
+          mlp("flow.coupling" + std::to_string(k) + "." + subnet, spec_.flow.subnet_depth + 1, spec_.flow.activation);
       coupling(k);
     }
     flow();
@@ -103,13 +104,29 @@ class SourceWriter {
   }
 
   // SummaryNetworkImpl::forward and SummaryOutput::per_item_condition, as flow rows [B*J, C].
+  // A NaN response is a missing cell (the mask's 0).
   void condition() {
+    const std::string steps = literal(static_cast<double>(spec_.n_categories - 1));
     out_ << "def condition(self, responses: Tensor) -> Tensor:\n"
-         << "    y = responses.to(" << self("summary.item_projection.weight") << ".dtype)\n"
-         << "    score = y.mean(2).unsqueeze(2).expand_as(y)\n"
-         << "    p_value = y.mean(1, keepdim=True).expand_as(y)\n"
-         << "    cells = torch.stack([y, score, p_value, y - score], -1)\n"
-         << "    pooled = self._mlp_summary__phi(cells).mean(1)\n";
+         << "    dtype = " << self("summary.item_projection.weight") << ".dtype\n"
+         << "    mask = (responses == responses).to(dtype)\n"
+         << "    y = torch.nan_to_num(responses.to(dtype)) * mask\n"
+         << "    person_answered_count = mask.sum(2)\n"
+         << "    person_score = (y * mask).sum(2) / (person_answered_count.clamp_min(1.0) * " << steps << ")\n"
+         << "    person_answered = person_answered_count / " << "float(y.size(2))\n"
+         << "    answered = mask.sum(1, keepdim=True)\n"
+         << "    scaled = y * mask / " << steps << "\n"
+         << "    score = person_score.unsqueeze(2)\n"
+         << "    features: List[Tensor] = []\n";
+    for (int64_t k = 1; k < spec_.n_categories; ++k)
+      out_ << "    features.append(y.ge(" << k << ").to(dtype) * mask)\n";
+    out_ << "    features.append(score.expand_as(y))\n"
+         << "    features.append((scaled.sum(1, keepdim=True) / answered.clamp_min(1.0)).expand_as(y))\n"
+         << "    features.append((scaled - score) * mask)\n"
+         << "    features.append(person_answered.unsqueeze(2).expand_as(y))\n"
+         << "    features.append((answered / float(y.size(1))).expand_as(y))\n"
+         << "    phi = self._mlp_summary__phi(torch.stack(features, -1)) * mask.unsqueeze(-1)\n"
+         << "    pooled = phi.sum(1) / answered.clamp_min(1.0).squeeze(1).unsqueeze(-1)\n";
     linear("h", "pooled", "summary.item_projection");
     for (int64_t i = 0; i < spec_.summary.attention_layers; ++i)
       out_ << "    h = self._attention_block" << i << "(h)\n";
@@ -123,12 +140,21 @@ class SourceWriter {
     const std::string c = "flow.coupling" + std::to_string(k);
     const int64_t d = spec_.param_dim, first = d / 2;
     const std::string scale = literal(spec_.flow.clamp * 2.0 / kPi), clamp = literal(spec_.flow.clamp);
-    for (int subnet = 1; subnet <= 2; ++subnet) {
+    for (int subnet = 1; subnet <= (first > 0 ? 2 : 1); ++subnet) {
       out_ << "def _scale_shift" << k << "_" << subnet
            << "(self, conditioner: Tensor, context: Tensor) -> Tuple[Tensor, Tensor]:\n"
            << "    out = self._mlp_" << attribute_name(c + ".subnet" + std::to_string(subnet))
            << "(torch.cat([conditioner, context], 1)).chunk(2, 1)\n"
            << "    return " << scale << " * torch.atan(out[0] / " << clamp << "), out[1]\n\n";
+    }
+    if (first == 0) {  // one parameter: scaled and shifted by subnet1(context) alone
+      out_ << "def _coupling" << k << "_forward(self, x: Tensor, context: Tensor) -> Tuple[Tensor, Tensor]:\n"
+           << "    s1, t1 = self._scale_shift" << k << "_1(x.narrow(1, 0, 0), context)\n"
+           << "    return x * s1.exp() + t1, s1.sum(1)\n\n"
+           << "def _coupling" << k << "_inverse(self, y: Tensor, context: Tensor) -> Tensor:\n"
+           << "    s1, t1 = self._scale_shift" << k << "_1(y.narrow(1, 0, 0), context)\n"
+           << "    return (y - t1) * (-s1).exp()\n\n";
+      return;
     }
     out_ << "def _coupling" << k << "_forward(self, x: Tensor, context: Tensor) -> Tuple[Tensor, Tensor]:\n"
          << "    x1 = x.narrow(1, 0, " << first << ")\n"

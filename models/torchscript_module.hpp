@@ -3,8 +3,8 @@
 //
 //   model = torch.jit.load("weights.torchscript.pt")
 //   torch.manual_seed(1)
-//   draws = model.sample(responses, 1000)     # [P, J] 0/1 -> [J, 1000, 2] (log a_j, b_j)
-//   log_q = model.log_prob(draws, responses)  # theta [J, 2] or [J, n, 2] -> [J] or [J, n]
+//   draws = model.sample(responses, 1000)     # [P, J] (NaN: missing) -> [J, 1000, D] (parameter_names)
+//   log_q = model.log_prob(draws, responses)  # theta [J, D] or [J, n, D] -> [J] or [J, n]
 //
 // A leading batch dimension on both arguments is kept ([B, P, J] -> [B, J, n, 2]).
 // LibTorch cannot script C++ modules, so the module is assembled here: every
@@ -15,9 +15,9 @@
 // by operation as models/networks/ computes them, so the same responses and
 // generator state give ContinuousApproximatorImpl's draws and log-probs to
 // float rounding. `sample` draws its standard-normal base values with one
-// torch.randn of shape [B*J*n, 2] from the global generator, as
+// torch.randn of shape [B*J*n, D] from the global generator, as
 // ContinuousApproximatorImpl::sample does.
-// Attributes: parameter_names (["log_a", "b"]) and spec (the ApproximatorSpec as JSON text).
+// Attributes: parameter_names (the model's, e.g. ["log_a", "b"]) and spec (the ApproximatorSpec as JSON text).
 #pragma once
 
 #include "models/approximator.hpp"

@@ -3,6 +3,7 @@
 #include "common/config_reader.hpp"
 #include "common/user_error.hpp"
 #include "hpo/study.hpp"
+#include "models/simulators/item_response_model.hpp"
 #include "trials/export.hpp"
 
 #include <algorithm>
@@ -65,11 +66,22 @@ Summary summarize(std::vector<double> values) {
           quantile(values, 0.5), quantile(values, 0.975)};
 }
 
-const std::vector<std::string> kParameters{"a", "log_a", "b"};
+// What the summaries report: the model's parameters, with a = exp(log a) before log_a.
+std::vector<std::string> reported_parameters(const std::vector<std::string>& names) {
+  std::vector<std::string> reported;
+  for (const auto& name : names) {
+    if (name == "log_a") reported.push_back("a");
+    reported.push_back(name);
+  }
+  return reported;
+}
 
-// Draws of item j's parameter ("a", "log_a" or "b") in double.
-std::vector<double> parameter_draws(const torch::Tensor& draws, int64_t item, const std::string& parameter) {
-  auto column = draws[item].select(1, parameter == "b" ? 1 : 0).to(torch::kFloat64);
+// Draws of item j's parameter (one of the model's, or "a") in double.
+std::vector<double> parameter_draws(const torch::Tensor& draws, const std::vector<std::string>& names, int64_t item,
+                                    const std::string& parameter) {
+  const std::string column_name = parameter == "a" ? "log_a" : parameter;
+  const auto index = std::find(names.begin(), names.end(), column_name) - names.begin();
+  auto column = draws[item].select(1, index).to(torch::kFloat64);
   if (parameter == "a") column = column.exp();
   const auto contiguous = column.contiguous();
   return std::vector<double>(contiguous.data_ptr<double>(), contiguous.data_ptr<double>() + contiguous.numel());
@@ -110,7 +122,8 @@ PosteriorDraws infer_posterior(TrainedModel& model, const ResponseMatrix& data, 
   PosteriorDraws out;
   out.item_names = data.item_names;
   out.seed = seed;
-  const auto& ranges = model.config.ranges;
+  out.parameter_names = models::make_item_response_model(model.config.simulator)->parameter_names();
+  const auto& ranges = model.config.simulator.ranges;
   warn_outside(out.warnings, "items", data.responses.size(1), ranges.min_items, ranges.max_items);
   warn_outside(out.warnings, "persons", data.responses.size(0), ranges.min_persons, ranges.max_persons);
   torch::NoGradGuard no_grad;
@@ -126,8 +139,8 @@ json PosteriorDraws::summary_json() const {
   json items = json::array();
   for (size_t j = 0; j < item_names.size(); ++j) {
     json item{{"item", item_names[j]}};
-    for (const auto& parameter : kParameters) {
-      const Summary s = summarize(parameter_draws(draws, static_cast<int64_t>(j), parameter));
+    for (const auto& parameter : reported_parameters(parameter_names)) {
+      const Summary s = summarize(parameter_draws(draws, parameter_names, static_cast<int64_t>(j), parameter));
       item[parameter] = {{"mean", s.mean}, {"sd", s.sd}, {"q2.5", s.q025}, {"q50", s.q50}, {"q97.5", s.q975}};
     }
     items.push_back(item);
@@ -139,8 +152,8 @@ std::string PosteriorDraws::summary_csv() const {
   std::ostringstream out;
   out << std::setprecision(10) << "item,parameter,mean,sd,q2.5,q50,q97.5\n";
   for (size_t j = 0; j < item_names.size(); ++j)
-    for (const auto& parameter : kParameters) {
-      const Summary s = summarize(parameter_draws(draws, static_cast<int64_t>(j), parameter));
+    for (const auto& parameter : reported_parameters(parameter_names)) {
+      const Summary s = summarize(parameter_draws(draws, parameter_names, static_cast<int64_t>(j), parameter));
       out << item_names[j] << "," << parameter << "," << s.mean << "," << s.sd << "," << s.q025 << "," << s.q50
           << "," << s.q975 << "\n";
     }
@@ -149,15 +162,19 @@ std::string PosteriorDraws::summary_csv() const {
 
 std::string PosteriorDraws::draws_csv() const {
   std::ostringstream out;
-  out << std::setprecision(9) << "item,draw,log_a,b,log_prob\n";
+  out << std::setprecision(9) << "item,draw";
+  for (const auto& name : parameter_names) out << "," << name;
+  out << ",log_prob\n";
   const auto d_tensor = draws.contiguous();
   const auto lp_tensor = log_prob.contiguous();
   const auto d = d_tensor.accessor<float, 3>();
   const auto lp = lp_tensor.accessor<float, 2>();
   for (int64_t j = 0; j < d.size(0); ++j)
-    for (int64_t k = 0; k < d.size(1); ++k)
-      out << item_names[static_cast<size_t>(j)] << "," << k << "," << d[j][k][0] << "," << d[j][k][1] << ","
-          << lp[j][k] << "\n";
+    for (int64_t k = 0; k < d.size(1); ++k) {
+      out << item_names[static_cast<size_t>(j)] << "," << k;
+      for (int64_t p = 0; p < d.size(2); ++p) out << "," << d[j][k][p];
+      out << "," << lp[j][k] << "\n";
+    }
   return out.str();
 }
 

@@ -3,7 +3,8 @@
 // load_trained_model takes either a folder that `bfhpo train` wrote
 // (config.json + weights.pt) or a training study file (its best trial's
 // configuration and weights, as `export --best` names them). infer_posterior
-// draws n posterior draws of every item's (log a_j, b_j) on the CPU in eval
+// draws n posterior draws of every item's parameters (the model's, e.g.
+// (log a_j, b_j) for the 2PL) on the CPU in eval
 // mode: the global generator is seeded with `seed` right before the draws,
 // so the same data, model and seed give the same draws, and the model's
 // TorchScript module (models/torchscript_module.hpp) gives them too after
@@ -35,17 +36,19 @@ TrainedModel load_trained_model(const std::filesystem::path& model_dir_or_study)
 
 struct PosteriorDraws {
   std::vector<std::string> item_names;
-  torch::Tensor draws;     // [J, n, 2] float32: (log a_j, b_j)
+  std::vector<std::string> parameter_names;  // the model's, e.g. {"log_a", "b"}
+  torch::Tensor draws;     // [J, n, D] float32, in parameter_names' order
   torch::Tensor log_prob;  // [J, n] float32: log q(draw | responses)
   uint64_t seed = 0;
   std::vector<std::string> warnings;
 
   // Per item: mean, sd and 2.5/50/97.5% quantiles (linear interpolation
-  // between order statistics) of a_j, log a_j and b_j.
+  // between order statistics) of every parameter, and of a_j = exp(log a_j)
+  // when the model has log_a.
   nlohmann::json summary_json() const;
-  // The same as CSV: item,parameter,mean,sd,q2.5,q50,q97.5 (rows by item, then a, log_a, b).
+  // The same as CSV: item,parameter,mean,sd,q2.5,q50,q97.5 (rows by item, then a, log_a, b, ...).
   std::string summary_csv() const;
-  // Every draw: item,draw,log_a,b,log_prob with 9 significant digits (float32 round-trips).
+  // Every draw: item,draw,<parameters>,log_prob with 9 significant digits (float32 round-trips).
   std::string draws_csv() const;
 };
 

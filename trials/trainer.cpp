@@ -189,7 +189,7 @@ void Trainer::save_weights(const std::filesystem::path& path) const {
   archive.save_to(bytes);
   write_file_atomically(path, bytes.str());
   std::ostringstream module;
-  models::save_torchscript(*approximator_, models::IrtSimulator::parameter_names(), module);
+  models::save_torchscript(*approximator_, simulator_.parameter_names(), module);
   write_file_atomically(torchscript_path(path), module.str());
 }
 

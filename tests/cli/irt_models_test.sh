@@ -27,7 +27,7 @@ config = best["config"]
 assert config["simulator"]["model"] == simulator["model"], config["simulator"]
 assert config["approximator"]["param_dim"] == len(names), config["approximator"]
 bayesflow = json.load(open(args[3]))
-assert bayesflow["approximator"]["inference_variables"] == names, bayesflow["approximator"]
+assert bayesflow["adapter"]["kwargs"]["inference_variables"] == names, bayesflow["adapter"]
 ' "$expected" "$WORK/$name.best.json" "$WORK/$name.simulator.json" "$WORK/$name.bayesflow.json"
 }
 
