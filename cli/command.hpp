@@ -24,6 +24,7 @@ int run_tell(const std::vector<std::string>& args);
 int run_enqueue(const std::vector<std::string>& args);
 int run_requeue(const std::vector<std::string>& args);
 int run_status(const std::vector<std::string>& args);
+int run_report(const std::vector<std::string>& args);
 int run_export(const std::vector<std::string>& args);
 int run_train(const std::vector<std::string>& args);
 int run_infer(const std::vector<std::string>& args);

@@ -14,6 +14,7 @@ const std::vector<Command>& commands() {
       {"enqueue", "add a WAITING trial with fixed params, served first by ask", run_enqueue},
       {"requeue", "release a RUNNING trial whose caller is gone: FAIL, its params queued again", run_requeue},
       {"status", "counts by state, the best trial and a table of trials", run_status},
+      {"report", "one self-contained HTML page of plots: history, importance, memory, diagnostics", run_report},
       {"export", "the best configuration (JSON, BayesFlow arguments) or every trial (JSON, CSV)", run_export},
       {"estimate", "estimated peak memory of one configuration, term by term, and the gate's decision", run_estimate},
       {"probe", "measure one real training step per memory configuration", run_probe},

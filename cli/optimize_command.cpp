@@ -1,8 +1,10 @@
 #include "cli/command.hpp"
 #include "cli/progress_display.hpp"
-#include "hpo/study_report.hpp"
+#include "common/number_format.hpp"
+#include "report/run_summary.hpp"
 #include "trials/optimize.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -14,55 +16,13 @@ std::atomic<bool> g_interrupted{false};
 
 extern "C" void on_interrupt(int) { g_interrupted.store(true); }
 
-std::string value_text(const std::optional<double>& value) {
-  if (!value) return "-";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4f", *value);
-  return text;
-}
-
-void print_summary(const trials::OptimizeSummary& summary, const hpo::StudySpec& spec) {
-  const nlohmann::json status = hpo::study_status_json(spec, summary.trials);
-  const nlohmann::json& counts = status["counts"];
-  std::printf("\nstudy '%s': %d/%d finished (complete %d, pruned %d, fail %d, running %d, waiting %d)\n",
-              spec.name.c_str(), status["finished"].get<int>(), summary.n_trials, counts["COMPLETE"].get<int>(),
-              counts["PRUNED"].get<int>(), counts["FAIL"].get<int>(), counts["RUNNING"].get<int>(),
-              counts["WAITING"].get<int>());
-  std::printf("this run: %zu trials in %.1f s on %s, %d pruned for memory (budget %s MB)%s%s\n",
-              summary.outcomes.size(), summary.seconds, summary.device.c_str(), summary.pruned_for_memory(),
-              summary.budget_mb ? value_text(summary.budget_mb).c_str() : "none",
-              summary.interrupted ? ", interrupted" : "", summary.timed_out ? ", timed out" : "");
-  if (!summary.recovered.empty()) {
-    std::printf("re-queued on start (their worker was gone):");
-    for (const int number : summary.recovered) std::printf(" %d", number);
-    std::printf("\n");
-  }
-  for (const auto& outcome : summary.outcomes) {
-    if (!outcome.attributes.contains("oom_history") || outcome.attributes["oom_history"].empty()) continue;
-    const bool survived = outcome.state != hpo::TrialState::Fail;
-    std::printf("  trial %d %s %zu OOMs:", outcome.number, survived ? "survived" : "gave up after",
-                outcome.attributes["oom_history"].size());
-    for (const auto& e : outcome.attributes["oom_history"]) std::printf(" [%s]", e["config"].get<std::string>().c_str());
-    if (survived)
-      std::printf(" -> batch %s, chunk %s\n", outcome.attributes.value("batch_size", nlohmann::json()).dump().c_str(),
-                  outcome.attributes.value("item_chunk_size", nlohmann::json()).dump().c_str());
-    else
-      std::printf(" -> FAIL\n");
-  }
-  if (!summary.best) {
-    std::printf("no COMPLETE trial yet\n");
-    return;
-  }
-  const auto& best = *summary.best;
-  std::printf("best trial %d: value %s\n  params %s\n", best.number, value_text(best.value).c_str(),
-              spec.search_space.to_external(best.params).dump().c_str());
-  if (best.user_attrs.contains("diagnostics")) {
-    const auto number = [](const nlohmann::json& v) { return v.is_number() ? value_text(v.get<double>()) : "-"; };
-    for (const auto& p : best.user_attrs["diagnostics"]["parameters"])
-      std::printf("  %-6s calibration error %s  recovery r %s  nrmse %s  contraction %s\n",
-                  p["name"].get<std::string>().c_str(), number(p["calibration_error"]).c_str(),
-                  number(p["correlation"]).c_str(), number(p["nrmse"]).c_str(), number(p["contraction"]).c_str());
-  }
+// "out of memory at step 12 with batch 32, chunk none (12.5 MB requested): retrying with batch 32, chunk 8, checkpointing"
+std::string oom_notice(int trial, const trials::OomEvent& failed, const std::optional<trials::OomEvent>& next) {
+  std::string text = "trial " + std::to_string(trial) + ": out of memory at step " + std::to_string(failed.step) +
+                     " with " + trials::describe(failed);
+  if (failed.bytes_requested) text += " (" + format_mb(static_cast<double>(*failed.bytes_requested) / (1024.0 * 1024.0)) + " requested)";
+  return text + (next ? ": retrying the step with " + trials::describe(*next)
+                      : ": no cheaper configuration left (memory.oom_retry.min_batch_size), the trial fails");
 }
 
 }  // namespace
@@ -89,26 +49,42 @@ int run_optimize(const std::vector<std::string>& args) {
 
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
-  ProgressDisplay progress("");
-  int started = 0;
+  ProgressDisplay progress;
+  int running = -1;
   trials::TrialObserver observer;
-  observer.on_start = [&](const hpo::AskedTrial& asked, const nlohmann::json& params, std::optional<double> best) {
-    progress.set_prefix("trial " + std::to_string(asked.number) + " [" + std::to_string(++started) + " of up to " +
-                        std::to_string(n_trials) + "] best " + value_text(best) + " ");
+  observer.on_start = [&](const hpo::AskedTrial& asked, const nlohmann::json& params, std::optional<double> best,
+                          int finished) {
+    running = asked.number;
+    progress.start_trial("trial " + std::to_string(asked.number) + " [" + std::to_string(finished + 1) + "/" +
+                             std::to_string(n_trials) + "] best " + format_number(best) + "  ",
+                         std::max(0, n_trials - finished - 1));
     std::fprintf(stderr, "trial %d%s: %s\n", asked.number, asked.from_queue ? " (queued)" : "", params.dump().c_str());
   };
   observer.on_step = [&](const trials::StepReport& s) { progress.on_step(s.epoch, s.epochs, s.step, s.num_batches, s.loss); };
   observer.on_epoch = [&](const trials::EpochReport& e) {
     progress.on_epoch(e.epoch, e.epochs, e.train_loss, e.validation_loss);
   };
+  observer.on_oom = [&](const trials::OomEvent& failed, const std::optional<trials::OomEvent>& next) {
+    progress.notice(oom_notice(running, failed, next));
+  };
   observer.on_finish = [&](const trials::TrialOutcome& outcome) {
-    progress.finish();
+    progress.finish_trial();
     std::fprintf(stderr, "trial %d %s%s%s\n", outcome.number, hpo::to_string(outcome.state),
-                 outcome.value ? (" value " + value_text(outcome.value)).c_str() : "",
-                 outcome.reason.empty() ? "" : (" (" + outcome.reason + ")").c_str());
+                 outcome.value ? (" value " + format_number(outcome.value)).c_str() : "",
+                 outcome.reason.empty() ? "" : (": " + outcome.reason).c_str());
   };
   const auto summary = trials::optimize_study(request, observer, &g_interrupted);
-  print_summary(summary, spec);
+  report::RunInfo run;
+  for (const auto& outcome : summary.outcomes) run.ran.push_back(outcome.number);
+  run.recovered = summary.recovered;
+  run.n_trials = summary.n_trials;
+  run.seconds = summary.seconds;
+  run.device = summary.device;
+  run.budget_mb = summary.budget_mb;
+  run.interrupted = summary.interrupted;
+  run.timed_out = summary.timed_out;
+  run.metric = summary.metric;
+  std::fputs(report::run_summary(spec, summary.trials, run).c_str(), stdout);
   return summary.interrupted ? 130 : 0;
 }
 

@@ -1,6 +1,7 @@
 #include "cli/command.hpp"
 #include "hpo/study.hpp"
 #include "hpo/study_report.hpp"
+#include "report/status_table.hpp"
 
 #include <iostream>
 
@@ -28,7 +29,7 @@ int run_status(const std::vector<std::string>& args) {
     std::cout << status.dump(2) << std::endl;
     return 0;
   }
-  std::cout << hpo::study_status_table(spec, trials);
+  std::cout << report::status_table(spec, trials);
   for (const auto& t : abandoned)
     std::cout << "trial " << t["number"] << " is RUNNING but looks abandoned (" << t["reason"].get<std::string>()
               << "): release it with `bfhpo requeue " << spec.source.string() << " --trial " << t["number"]

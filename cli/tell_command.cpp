@@ -67,7 +67,7 @@ int run_tell(const std::vector<std::string>& args) {
   const int number = vm["trial"].as<int>();
   if (vm.count("step")) {
     study.report(number, vm["step"].as<int>(), *value);
-    const bool prune = study.should_prune(number);
+    const bool prune = study.should_prune(number).prune;
     std::cout << nlohmann::json{{"trial", number}, {"should_prune", prune}}.dump() << std::endl;
     return 0;
   }

@@ -44,7 +44,7 @@ int run_train(const std::vector<std::string>& args) {
   if (vm.count("seed")) request.seed = vm["seed"].as<uint64_t>();
   if (vm.count("out")) request.out_dir = vm["out"].as<std::string>();
 
-  ProgressDisplay progress("");
+  ProgressDisplay progress;
   const auto outcome = trials::train_configuration(
       request,
       [&](const trials::EpochReport& e) {
@@ -52,7 +52,7 @@ int run_train(const std::vector<std::string>& args) {
         return true;
       },
       [&](const trials::StepReport& s) { progress.on_step(s.epoch, s.epochs, s.step, s.num_batches, s.loss); });
-  progress.finish();
+  progress.finish_trial();
   if (vm.count("json")) {
     std::cout << outcome.to_json().dump(2) << std::endl;
     return 0;

@@ -1,6 +1,7 @@
 #include "hpo/pruner.hpp"
 
 #include "common/config_reader.hpp"
+#include "common/number_format.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -48,8 +49,19 @@ PruneDecision MedianPruner::decide(const FrozenTrial& trial, const std::vector<F
     any = true;
     best = direction == StudyDirection::Minimize ? std::min(best, v) : std::max(best, v);
   }
-  if (!any) return {true, {}};
-  return {!better_or_equal(best, median(at_step), direction), {}};
+  PruneDecision decision;
+  if (!any) {
+    decision.prune = true;
+    decision.explanation = "step " + std::to_string(step) + ": every reported value is NaN";
+    return decision;
+  }
+  const double threshold = median(at_step);
+  decision.prune = !better_or_equal(best, threshold, direction);
+  if (decision.prune)
+    decision.explanation = "step " + std::to_string(step) + ": best value " + format_number(best) +
+                           " is worse than the median " + format_number(threshold) + " of " +
+                           std::to_string(at_step.size()) + " completed trials at that step";
+  return decision;
 }
 
 PruneDecision SuccessiveHalvingPruner::decide(const FrozenTrial& trial, const std::vector<FrozenTrial>& trials,
@@ -67,6 +79,7 @@ PruneDecision SuccessiveHalvingPruner::decide(const FrozenTrial& trial, const st
     if (step < promotion_step) return decision;
     if (std::isnan(value)) {
       decision.prune = true;
+      decision.explanation = "step " + std::to_string(step) + ": the value is NaN";
       return decision;
     }
     decision.system_attrs[rung_key(rung)] = value;
@@ -79,6 +92,9 @@ PruneDecision SuccessiveHalvingPruner::decide(const FrozenTrial& trial, const st
     }
     if (static_cast<int>(competing.size()) <= options_.bootstrap_count) {
       decision.prune = true;
+      decision.explanation = "rung " + std::to_string(rung) + " (step " + std::to_string(step) + "): only " +
+                             std::to_string(competing.size()) + " trials reached it, bootstrap_count is " +
+                             std::to_string(options_.bootstrap_count);
       return decision;
     }
     std::sort(competing.begin(), competing.end());
@@ -87,6 +103,10 @@ PruneDecision SuccessiveHalvingPruner::decide(const FrozenTrial& trial, const st
     promotable = std::max(promotable, 0);
     if (!better_or_equal(value, competing[promotable], direction)) {
       decision.prune = true;
+      decision.explanation = "rung " + std::to_string(rung) + " (step " + std::to_string(step) + "): value " +
+                             format_number(value) + " is outside the top 1/" +
+                             std::to_string(options_.reduction_factor) + " of " + std::to_string(competing.size()) +
+                             " trials at that rung (threshold " + format_number(competing[promotable]) + ")";
       return decision;
     }
   }

@@ -221,12 +221,12 @@ void Study::report(int number, int step, double value) {
   storage_->set_trial_intermediate_value(id, step, value);
 }
 
-bool Study::should_prune(int number) {
-  if (!pruner_) return false;
+PruneDecision Study::should_prune(int number) {
+  if (!pruner_) return {};
   const int id = trial_id_of(number);
   PruneDecision decision = pruner_->decide(storage_->trial(id), storage_->trials_of(study_id_), spec_.direction);
   for (const auto& [key, value] : decision.system_attrs) storage_->set_trial_system_attr(id, key, value);
-  return decision.prune;
+  return decision;
 }
 
 int Study::enqueue(const Params& params) {
@@ -248,6 +248,18 @@ void Study::refuse_if_held_by_another_worker(const FrozenTrial& trial) const {
                             std::to_string(*pid) + " on this host); telling it would pull it from under that worker",
                         "wait for it, or stop that worker (kill -INT " + std::to_string(*pid) +
                             ", which re-queues the trial) and tell another trial");
+}
+
+nlohmann::json Study::system_attrs() {
+  storage_->sync();
+  for (const StudyRecord& study : storage_->studies())
+    if (study.study_id == study_id_) return study.system_attrs;
+  return nlohmann::json::object();
+}
+
+void Study::set_metric_names(const std::vector<std::string>& names) {
+  if (system_attrs().value(kMetricNamesAttr, nlohmann::json()) == nlohmann::json(names)) return;
+  storage_->set_study_system_attr(study_id_, kMetricNamesAttr, names);
 }
 
 void Study::heartbeat(int number) { storage_->record_heartbeat(trial_id_of(number)); }

@@ -26,6 +26,8 @@ namespace bfhpo::hpo {
 inline constexpr const char* kFailReasonAttr = "bfhpo:fail_reason";   // why a trial is FAIL / PRUNED
 inline constexpr const char* kRequeuedFromAttr = "bfhpo:requeued_from";  // on a WAITING copy: the FAIL trial's number
 inline constexpr const char* kWorkerAttr = "bfhpo:worker";  // {"host", "pid"} of the process running the trial
+// Study system attribute of Optuna's Study.set_metric_names (optuna-dashboard's axis titles).
+inline constexpr const char* kMetricNamesAttr = "study:metric_names";
 
 struct AskedTrial {
   int number = 0;
@@ -70,10 +72,14 @@ class Study {
   // An intermediate value at step >= 0; the same refusals as tell.
   void report(int number, int step, double value);
   // Asks the pruner about the trial's latest report; records what it asks to.
-  bool should_prune(int number);
+  PruneDecision should_prune(int number);
   // Adds a WAITING trial with fixed params (served first by ask). Returns its number.
   int enqueue(const Params& params);
   void heartbeat(int number);
+  // The study's system attributes as the storage holds them now.
+  nlohmann::json system_attrs();
+  // Names the objective as Optuna's Study.set_metric_names does; writes only when it changed.
+  void set_metric_names(const std::vector<std::string>& names);
   // A RUNNING trial that did not finish through no fault of its params (the
   // worker was interrupted or died) becomes FAIL with `reason` and a WAITING
   // copy with the same params is queued. False when another worker finished

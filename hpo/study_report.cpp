@@ -3,7 +3,6 @@
 #include "common/user_error.hpp"
 #include "hpo/study.hpp"
 
-#include <cstdio>
 #include <set>
 #include <sstream>
 
@@ -19,13 +18,6 @@ json external_params(const FrozenTrial& trial) {
     out[name] = d == trial.distributions.end() ? json(internal) : to_external(d->second, internal);
   }
   return out;
-}
-
-std::string format_value(const std::optional<double>& value) {
-  if (!value) return "-";
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", *value);
-  return buffer;
 }
 
 std::string csv_field(const json& value) {
@@ -61,28 +53,6 @@ json study_status_json(const StudySpec& spec, const std::vector<FrozenTrial>& tr
           {"n_trials", spec.n_trials}, {"finished", finished},
           {"counts", counts},      {"best", best_json},
           {"trials", rows}};
-}
-
-std::string study_status_table(const StudySpec& spec, const std::vector<FrozenTrial>& trials) {
-  json status = study_status_json(spec, trials);
-  std::ostringstream out;
-  out << "study " << spec.name << " (" << to_string(spec.direction) << "): " << status["finished"].get<int>()
-      << " of " << spec.n_trials << " trials finished";
-  for (const auto& [state, n] : status["counts"].items())
-    if (n.get<int>() > 0) out << ", " << n.get<int>() << " " << state;
-  out << "\n";
-  char line[256];
-  std::snprintf(line, sizeof line, "%6s  %-9s %12s  %s\n", "trial", "state", "value", "params");
-  out << line;
-  for (const auto& t : trials) {
-    std::snprintf(line, sizeof line, "%6d  %-9s %12s  ", t.number, to_string(t.state), format_value(t.value).c_str());
-    out << line << external_params(t).dump() << "\n";
-  }
-  if (status["best"].is_null()) out << "best: none yet (no COMPLETE trial)\n";
-  else
-    out << "best: trial " << status["best"]["number"] << " value " << format_value(status["best"]["value"].get<double>())
-        << " params " << status["best"]["params"].dump() << "\n";
-  return out.str();
 }
 
 json best_trial_json(const StudySpec& spec, const std::vector<FrozenTrial>& trials) {

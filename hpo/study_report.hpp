@@ -1,6 +1,6 @@
-// What `bfhpo status` and `bfhpo export` show: counts by state, the best
-// trial, a table, a CSV of every trial and the best params as JSON. Pure
-// functions of the trials, so they are tested without a terminal.
+// What `bfhpo status --json` and `bfhpo export` show: counts by state, the
+// best trial, every trial as JSON or CSV, the best params. Pure functions of
+// the trials, so they are tested without a terminal.
 #pragma once
 
 #include "hpo/frozen_trial.hpp"
@@ -16,8 +16,6 @@ namespace bfhpo::hpo {
 // {"study", "direction", "n_trials", "counts": {"COMPLETE": n, ...}, "finished",
 //  "best": {"number", "value", "params"} or null, "trials": [...]}
 nlohmann::json study_status_json(const StudySpec& spec, const std::vector<FrozenTrial>& trials);
-// A fixed-width table: one row per trial (number, state, value, params), then the best.
-std::string study_status_table(const StudySpec& spec, const std::vector<FrozenTrial>& trials);
 // {"study", "trial", "value", "params": {name: external value}, "user_attrs"}; UserError if no COMPLETE trial.
 nlohmann::json best_trial_json(const StudySpec& spec, const std::vector<FrozenTrial>& trials);
 // One row per trial: number,state,value,datetime_start,datetime_complete,params_<name>...,

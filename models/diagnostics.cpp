@@ -1,6 +1,9 @@
 #include "models/diagnostics.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <iomanip>
 #include <sstream>
 #include <stdexcept>
@@ -165,6 +168,53 @@ Diagnostics compute_diagnostics(const torch::Tensor& draws, const torch::Tensor&
     result.parameters.push_back({names[d], calibration[d], rank_ks[d], correlation[d], nrmse[d],
                                  contraction[d], z_mean[d], z_std[d]});
   return result;
+}
+
+PosteriorItems posterior_items(const torch::Tensor& draws, const torch::Tensor& truths,
+                               const torch::Tensor& prior_variance, const std::vector<std::string>& names) {
+  torch::NoGradGuard no_grad;
+  auto x = as_draws(draws);
+  auto t = as_truths(truths, x);
+  require(static_cast<int64_t>(names.size()) == x.size(2), "one name a dimension");
+  const auto mean = x.mean(1);
+  const auto std = sample_variance(x, 1).sqrt();
+  const auto rank = (x < t.unsqueeze(1)).sum(1);
+  const auto prior = to_vector(prior_variance);
+  PosteriorItems items;
+  items.n_draws = x.size(1);
+  for (int64_t d = 0; d < x.size(2); ++d) {
+    PosteriorItems::Parameter p;
+    p.name = names[static_cast<size_t>(d)];
+    p.prior_variance = prior.at(static_cast<size_t>(d));
+    p.mean = to_vector(mean.select(1, d));
+    p.std = to_vector(std.select(1, d));
+    p.truth = to_vector(t.select(1, d));
+    const auto counts = rank.select(1, d).to(torch::kCPU, torch::kInt64).contiguous();
+    p.rank.assign(counts.data_ptr<int64_t>(), counts.data_ptr<int64_t>() + counts.numel());
+    items.parameters.push_back(std::move(p));
+  }
+  return items;
+}
+
+nlohmann::json PosteriorItems::to_json() const {
+  const auto rounded = [](const std::vector<double>& values) {
+    nlohmann::json out = nlohmann::json::array();
+    char text[32];
+    for (const double v : values) {
+      std::snprintf(text, sizeof text, "%.4g", v);
+      out.push_back(std::isfinite(v) ? nlohmann::json(std::strtod(text, nullptr)) : nlohmann::json());
+    }
+    return out;
+  };
+  nlohmann::json params = nlohmann::json::array();
+  for (const auto& p : parameters)
+    params.push_back({{"name", p.name},
+                      {"prior_variance", p.prior_variance},
+                      {"mean", rounded(p.mean)},
+                      {"std", rounded(p.std)},
+                      {"truth", rounded(p.truth)},
+                      {"rank", p.rank}});
+  return {{"n_draws", n_draws}, {"parameters", params}};
 }
 
 nlohmann::json Diagnostics::to_json() const {

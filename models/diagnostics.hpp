@@ -113,6 +113,28 @@ struct Diagnostics {
   std::string table() const;
 };
 
+// What the diagnostics plots draw (`bfhpo report`): per dimension and per
+// dataset the posterior mean and std over the draws, the truth and the rank
+// count #{s : draw < truth} in 0..S, with the prior variance, so a reader
+// recomputes ranks, recovery, z-scores and contraction without the draws.
+struct PosteriorItems {
+  int64_t n_draws = 0;
+  struct Parameter {
+    std::string name;
+    double prior_variance = 0.0;
+    std::vector<double> mean, std, truth;  // [N] each
+    std::vector<int64_t> rank;             // [N], 0..n_draws
+  };
+  std::vector<Parameter> parameters;
+
+  // {"n_draws", "parameters": [{"name", "prior_variance", "mean", "std", "truth",
+  // "rank"}]}, the reals rounded to 4 significant digits (a plot needs no more).
+  nlohmann::json to_json() const;
+};
+
+PosteriorItems posterior_items(const torch::Tensor& draws, const torch::Tensor& truths,
+                               const torch::Tensor& prior_variance, const std::vector<std::string>& names);
+
 // Every metric for every dimension; `names` has one name a dimension.
 Diagnostics compute_diagnostics(const torch::Tensor& draws, const torch::Tensor& truths,
                                 const torch::Tensor& prior_variance,

@@ -32,7 +32,7 @@ std::pair<torch::Tensor, torch::Tensor> posterior_draws(models::ContinuousApprox
 
 }  // namespace
 
-models::Diagnostics evaluate_posterior(models::ContinuousApproximatorImpl& approximator,
+PosteriorEvaluation evaluate_posterior(models::ContinuousApproximatorImpl& approximator,
                                        const models::SimulatorSpec& simulator_spec, const EvaluationOptions& options,
                                        torch::Device device) {
   torch::NoGradGuard no_grad;
@@ -43,8 +43,10 @@ models::Diagnostics evaluate_posterior(models::ContinuousApproximatorImpl& appro
     try {
       const auto [draws, truths] = posterior_draws(approximator, simulator, options, batch_size);
       approximator.train(was_training);
-      return models::compute_diagnostics(draws, truths, simulator.prior_variance().to(device),
-                                         simulator.parameter_names());
+      const auto prior_variance = simulator.prior_variance().to(device);
+      const auto names = simulator.parameter_names();
+      return {models::compute_diagnostics(draws, truths, prior_variance, names),
+              models::posterior_items(draws, truths, prior_variance, names)};
     } catch (const std::exception& error) {
       if (!memory::is_oom_error(error) || batch_size == 1) {
         approximator.train(was_training);

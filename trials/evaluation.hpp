@@ -1,7 +1,8 @@
 // Posterior diagnostics of a trained approximator on a fixed, seeded set of
 // simulated datasets (disjoint from the training and validation seeds):
 // n_draws posterior draws for every item of every dataset, compared with the
-// true item parameters (models/diagnostics.hpp). Runs in eval mode without
+// true item parameters (models/diagnostics.hpp), and the per-item posterior
+// summaries the report draws. Runs in eval mode without
 // gradients, `batch_size` datasets and `draw_chunk` draws at a time; when that
 // runs out of memory, the batch is halved and the evaluation restarted (down
 // to one dataset), so a trial that trained never fails in its evaluation.
@@ -21,7 +22,12 @@ struct EvaluationOptions {
   uint64_t seed = 1;
 };
 
-models::Diagnostics evaluate_posterior(models::ContinuousApproximatorImpl& approximator,
+struct PosteriorEvaluation {
+  models::Diagnostics diagnostics;
+  models::PosteriorItems items;  // per item, for the report's plots
+};
+
+PosteriorEvaluation evaluate_posterior(models::ContinuousApproximatorImpl& approximator,
                                        const models::SimulatorSpec& simulator,
                                        const EvaluationOptions& options, torch::Device device);
 

@@ -63,7 +63,7 @@ std::string describe(const OomEvent& event) {
 }
 
 FitResult fit_with_oom_retry(Trainer& trainer, const OomRetryOptions& options, const EpochCallback& on_epoch,
-                             const StepCallback& on_step) {
+                             const StepCallback& on_step, const OomCallback& on_oom) {
   if (const auto problem = options.problem())
     throw std::invalid_argument("fit_with_oom_retry: " + problem->field + " " + problem->problem);
   if (options.start_batch_size) trainer.set_batch_size(*options.start_batch_size);
@@ -78,7 +78,21 @@ FitResult fit_with_oom_retry(Trainer& trainer, const OomRetryOptions& options, c
     }
     trainer.optimizer().zero_grad();
     memory::safe_empty_cache();
-    if (!step_down(trainer, options))
+    const bool retry = step_down(trainer, options);
+    if (on_oom) {
+      std::optional<OomEvent> next;
+      if (retry) {
+        const models::MemoryConfig& memory = trainer.approximator().spec().memory;
+        next = result.history.back();
+        next->batch_size = trainer.batch_size();
+        next->item_chunk_size = memory.item_chunk_size;
+        next->gradient_checkpointing = memory.gradient_checkpointing;
+        next->bytes_requested.reset();
+        next->message.clear();
+      }
+      on_oom(result.history.back(), next);
+    }
+    if (!retry)
       throw OomBackoffExhausted("out of memory at the smallest configuration allowed (" +
                                     describe(result.history.back()) + ", min_batch_size " +
                                     std::to_string(options.min_batch_size) +

@@ -17,6 +17,7 @@
 #include "common/config_reader.hpp"
 #include "trials/trainer.hpp"
 
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -63,8 +64,13 @@ class OomBackoffExhausted : public std::runtime_error {
   std::vector<OomEvent> history_;
 };
 
+// Called after each OOM, before the retry: the configuration that failed and
+// the one the ladder tries next (none: it gives up, OomBackoffExhausted follows).
+using OomCallback = std::function<void(const OomEvent& failed, const std::optional<OomEvent>& next)>;
+
 FitResult fit_with_oom_retry(Trainer& trainer, const OomRetryOptions& options = {},
-                             const EpochCallback& on_epoch = {}, const StepCallback& on_step = {});
+                             const EpochCallback& on_epoch = {}, const StepCallback& on_step = {},
+                             const OomCallback& on_oom = {});
 
 std::string describe(const OomEvent& event);  // "batch 32, chunk 8, checkpointing"
 

@@ -8,12 +8,6 @@
 
 namespace bfhpo::trials {
 
-int OptimizeSummary::pruned_for_memory() const {
-  int n = 0;
-  for (const auto& o : outcomes) n += o.state == hpo::TrialState::Pruned && o.reason.rfind(kPruneReasonMemory, 0) == 0;
-  return n;
-}
-
 std::optional<ConfigProblem> OptimizeOptions::problem() const {
   if (n_trials && *n_trials < 1)
     return ConfigProblem{"--n-trials", std::to_string(*n_trials) + " is not a positive number of trials",
@@ -37,10 +31,12 @@ OptimizeSummary optimize_study(const OptimizeOptions& options, const TrialObserv
   if (options.memory_gate) context.settings.memory.gate = *options.memory_gate;
 
   hpo::Study study(spec, hpo::make_sampler(spec));
+  study.set_metric_names({context.settings.objective.name()});
   OptimizeSummary summary;
   summary.n_trials = spec.n_trials;
   summary.device = context.device.str();
   summary.budget_mb = context.budget_mb;
+  summary.metric = context.settings.objective.name();
   summary.recovered = study.recover_stale_trials();
   const hpo::FeasiblePredicate feasible = context.memory_feasibility();
   while (true) {

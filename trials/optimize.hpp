@@ -41,8 +41,7 @@ struct OptimizeSummary {
   double seconds = 0.0;
   std::string device;
   std::optional<double> budget_mb;
-
-  int pruned_for_memory() const;
+  std::string metric;                  // the objective's name (Objective::name)
 };
 
 OptimizeSummary optimize_study(const OptimizeOptions& options, const TrialObserver& observer = {},

@@ -1,9 +1,11 @@
 #include "trials/runner.hpp"
 
+#include "common/number_format.hpp"
 #include "common/user_error.hpp"
 #include "memory/cpu_memory_tracking.hpp"
 #include "memory/meter.hpp"
 #include "memory/oom.hpp"
+#include "report/trial_facts.hpp"
 #include "trials/evaluation.hpp"
 #include "trials/memory_gate.hpp"
 #include "trials/oom_retry.hpp"
@@ -15,6 +17,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -77,6 +80,26 @@ nlohmann::json history_json(const std::vector<OomEvent>& history) {
   return out;
 }
 
+// Written whole to a temporary name, then renamed: a reader never sees half a file.
+void write_json_file(const std::filesystem::path& file, const nlohmann::json& value) {
+  const std::filesystem::path partial = file.string() + ".partial";
+  {
+    std::ofstream out(partial);
+    out << value.dump() << "\n";
+    if (!out.flush()) throw UserError::at(partial.string(), "", "cannot write", "check the disk has space");
+  }
+  std::filesystem::rename(partial, file);
+}
+
+// "fits", "rechunked", "pruned" or "off", with the memory configurations before and after.
+nlohmann::json gate_json(const GateDecision& gate, const models::MemoryConfig& configured, bool checked) {
+  const auto decision = !checked                                    ? "off"
+                        : !gate.fits                                ? "pruned"
+                        : models::to_json(gate.memory) == models::to_json(configured) ? "fits"
+                                                                    : "rechunked";
+  return {{"decision", decision}, {"configured", models::to_json(configured)}, {"chosen", models::to_json(gate.memory)}};
+}
+
 }  // namespace
 
 StudyContext StudyContext::load(const hpo::StudySpec& spec, const std::atomic<bool>* interrupted) {
@@ -116,11 +139,14 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   const nlohmann::json params = context.spec.search_space.to_external(asked.params);
   if (observer.on_start) {
     const auto best = study.best_trial();
-    observer.on_start(asked, params, best ? best->value : std::nullopt);
+    observer.on_start(asked, params, best ? best->value : std::nullopt, study.n_finished());
   }
   // Every path ends here: the time is recorded while the trial still takes attributes.
   const auto finish = [&](hpo::TrialState state, std::optional<double> value, const std::string& reason) {
     record.system("seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    report::TrialFacts facts = report::trial_facts(study.trial(asked.number));
+    facts.reason = reason;
+    for (const auto& [key, attr] : report::dashboard_user_attrs(facts).items()) record.user(key, attr);
     outcome.state = state;
     outcome.value = value;
     outcome.reason = reason;
@@ -151,13 +177,14 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   record.system("estimated_peak_mb", gate.estimate.peak_mb);
   record.system("estimate", gate.estimate.to_json());
   if (!context.profile.warnings.empty()) record.system("estimate_warnings", context.profile.warnings);
+  record.system("gate", gate_json(gate, config.approximator.memory, memory_settings.gate && context.budget_mb));
   if (context.budget_mb) record.system("budget_mb", *context.budget_mb);
   if (!gate.fits) {
     record.system("measured_peak_mb", measured_peak_mb());
     return finish(hpo::TrialState::Pruned, {},
-                  std::string(kPruneReasonMemory) + ": estimated peak " + std::to_string(gate.estimate.peak_mb) +
-                      " MB exceeds the budget of " + std::to_string(*context.budget_mb) +
-                      " MB at every memory configuration");
+                  std::string(kPruneReasonMemory) + ": estimated peak " + format_mb(gate.estimate.peak_mb) +
+                      " exceeds the budget of " + format_mb(*context.budget_mb) +
+                      " at every memory configuration (item chunks down to the ladder's smallest, with checkpointing)");
   }
   config.approximator.memory = gate.memory;
 
@@ -197,20 +224,20 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
     }
     if (observer.on_step) observer.on_step(step);
   };
-  bool pruned_by_pruner = false;
+  hpo::PruneDecision prune;
   const EpochCallback on_epoch = [&](const EpochReport& epoch) {
     last_epoch = epoch.epoch;
     study.report(asked.number, epoch.epoch, epoch.validation_loss);
     study.heartbeat(asked.number);
     last_heartbeat = std::chrono::steady_clock::now();
     if (observer.on_epoch) observer.on_epoch(epoch);
-    pruned_by_pruner = study.should_prune(asked.number);
-    return !pruned_by_pruner && !(context.interrupted && context.interrupted->load());
+    prune = study.should_prune(asked.number);
+    return !prune.prune && !(context.interrupted && context.interrupted->load());
   };
 
   FitResult fit;
   try {
-    fit = fit_with_oom_retry(trainer, memory_settings.oom_retry, on_epoch, on_step);
+    fit = fit_with_oom_retry(trainer, memory_settings.oom_retry, on_epoch, on_step, observer.on_oom);
   } catch (const Interrupted&) {
     cpu_budget.reset();
     outcome.interrupted = true;
@@ -236,8 +263,9 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
     return finish(hpo::TrialState::Fail, {}, "diverged: " + fit.summary.detail);
   }
   if (fit.summary.reason == StopReason::stopped_by_callback) {
-    if (pruned_by_pruner)
-      return finish(hpo::TrialState::Pruned, {}, "pruner: stopped after epoch " + std::to_string(last_epoch));
+    if (prune.prune)
+      return finish(hpo::TrialState::Pruned, {},
+                    "pruner: stopped after epoch " + std::to_string(last_epoch) + " (" + prune.explanation + ")");
     outcome.interrupted = true;
     return finish(hpo::TrialState::Fail, {}, "interrupted (Ctrl-C or SIGTERM) after epoch " + std::to_string(last_epoch));
   }
@@ -246,15 +274,16 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   evaluation.seed = context.spec.seed;
   evaluation.batch_size = fit.batch_size;
   const auto evaluation_start = std::chrono::steady_clock::now();
-  const models::Diagnostics diagnostics =
+  const PosteriorEvaluation posterior =
       evaluate_posterior(trainer.approximator(), config.simulator, evaluation, context.device);
+  const models::Diagnostics& diagnostics = posterior.diagnostics;
   record.system("diagnostics_seconds",
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - evaluation_start).count());
   cpu_budget.reset();
   double calibration_error = 0.0;
   for (const auto& p : diagnostics.parameters) calibration_error += p.calibration_error / diagnostics.parameters.size();
   record.user("calibration_error", calibration_error);
-  record.user("diagnostics", diagnostics.to_json());
+  record.system("diagnostics", diagnostics.to_json());
   const double value = context.settings.objective.value(fit.summary.validation_loss, calibration_error);
   if (!std::isfinite(value)) {
     return finish(hpo::TrialState::Fail, {}, "non-finite objective value");
@@ -274,6 +303,9 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
                     " (bfhpo optimize resumes the study where it stopped)");
   }
   record.system("weights", weights.string());
+  const auto items = std::filesystem::path(weights).replace_extension(".posterior.json");  // the name reserved for this trial
+  write_json_file(items, posterior.items.to_json());
+  record.system("posterior_items", items.string());
   return finish(hpo::TrialState::Complete, value, "");
 }
 

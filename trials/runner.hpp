@@ -6,9 +6,12 @@
 // Everything a user may want later is recorded on the trial in the journal:
 // system attributes bfhpo:* (estimate, measured peak, effective batch size and
 // chunk, OOM attempts and ladder, seconds, device, fail/prune reason) and
-// user attributes (val_nll and every diagnostic). Weights of every COMPLETE
-// trial are saved as <journal>.weights/trial-<number>.pt (trial-<number>-<k>.pt
-// when a file of another journal holds that name: never overwritten).
+// user attributes (val_nll, calibration_error, and what optuna-dashboard should
+// show: report/trial_facts.hpp's dashboard_user_attrs). Weights of every
+// COMPLETE trial are saved as <journal>.weights/trial-<number>.pt
+// (trial-<number>-<k>.pt when a file of another journal holds that name:
+// never overwritten), its per-item posterior summaries (the report's
+// diagnostics plots) beside them with the extension .posterior.json.
 //
 // Outcomes: COMPLETE; PRUNED (reason "memory" or "pruner"); FAIL (non-finite
 // loss, OOM below min batch size -- reason in bfhpo:fail_reason); an
@@ -19,6 +22,7 @@
 
 #include "hpo/study.hpp"
 #include "memory/estimate.hpp"
+#include "trials/oom_retry.hpp"
 #include "trials/study_settings.hpp"
 #include "trials/trainer.hpp"
 #include "trials/trial_config.hpp"
@@ -56,10 +60,14 @@ struct TrialOutcome {
 };
 
 struct TrialObserver {
-  // The trial, its params, and the study's best value so far (none before the first COMPLETE trial).
-  std::function<void(const hpo::AskedTrial&, const nlohmann::json& params, std::optional<double> best_value)> on_start;
+  // The trial, its params, the study's best value so far (none before the
+  // first COMPLETE trial) and how many trials the study has finished.
+  std::function<void(const hpo::AskedTrial&, const nlohmann::json& params, std::optional<double> best_value,
+                     int finished)>
+      on_start;
   StepCallback on_step;
   std::function<void(const EpochReport&)> on_epoch;
+  OomCallback on_oom;  // as it happens: what ran out of memory, what the ladder tries next
   std::function<void(const TrialOutcome&)> on_finish;
 };
 

@@ -1,6 +1,7 @@
 #include "trials/study_settings.hpp"
 
 #include "common/config_reader.hpp"
+#include "common/number_format.hpp"
 
 #include <algorithm>
 
@@ -65,6 +66,15 @@ Objective parse_objective(const json& value, const std::string& source) {
 std::optional<double> MemorySettings::budget_for(int64_t device_total_bytes) const {
   if (budget_auto) return auto_fraction * static_cast<double>(device_total_bytes) / (1024.0 * 1024.0);
   return budget_mb;
+}
+
+std::string Objective::name() const {
+  const auto term = [](double weight, const std::string& metric) {
+    return weight == 1.0 ? metric : format_number(weight) + " " + metric;
+  };
+  if (calibration_error_weight == 0) return term(val_nll_weight, "val_nll");
+  if (val_nll_weight == 0) return term(calibration_error_weight, "calibration_error");
+  return term(val_nll_weight, "val_nll") + " + " + term(calibration_error_weight, "calibration_error");
 }
 
 double Objective::value(double val_nll, double calibration_error) const {

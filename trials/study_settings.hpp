@@ -43,6 +43,8 @@ struct Objective {
 
   double value(double val_nll, double calibration_error) const;
   std::optional<ConfigProblem> problem() const;  // weights >= 0, not all zero
+  // As Optuna's metric name: "val_nll", "calibration_error" or "val_nll + 10 calibration_error".
+  std::string name() const;
 };
 
 struct StudySettings {

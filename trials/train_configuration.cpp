@@ -94,7 +94,7 @@ TrainOutcome train_configuration(const TrainRequest& request, const EpochCallbac
   EvaluationOptions evaluation;
   evaluation.seed = study.seed;
   evaluation.batch_size = outcome.config.training.batch_size;
-  outcome.diagnostics = evaluate_posterior(trainer.approximator(), outcome.config.simulator, evaluation, device);
+  outcome.diagnostics = evaluate_posterior(trainer.approximator(), outcome.config.simulator, evaluation, device).diagnostics;
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   write_json(outcome.out_dir / "result.json", outcome.to_json());
   return outcome;

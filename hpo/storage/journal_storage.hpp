@@ -59,7 +59,7 @@ class JournalStorage final : public Storage {
   std::optional<int> find_study(const std::string& name) const override;
   std::vector<StudyRecord> studies() const override;
   void set_study_user_attr(int study_id, const std::string& key, const nlohmann::json& value);
-  void set_study_system_attr(int study_id, const std::string& key, const nlohmann::json& value);
+  void set_study_system_attr(int study_id, const std::string& key, const nlohmann::json& value) override;
 
   int create_trial(int study_id, const FrozenTrial* template_trial = nullptr) override;
   std::optional<int> create_trial_if(int study_id, const Admission& admit, const nlohmann::json& system_attrs) override;

@@ -168,6 +168,14 @@ class PostgresStorage final : public Storage {
 
   std::vector<StudyRecord> studies() const override { return studies_; }
 
+  void set_study_system_attr(int study_id, const std::string& key, const nlohmann::json& value) override {
+    writable();
+    connection_.exec("INSERT INTO study_system_attributes (study_id, key, value_json) VALUES ($1, $2, $3) "
+                     "ON CONFLICT (study_id, key) DO UPDATE SET value_json = EXCLUDED.value_json",
+                     {std::to_string(study_id), key, dump_python_json(value)});
+    load_studies();
+  }
+
   int create_trial(int study_id, const FrozenTrial* template_trial) override {
     writable();
     return connection_.transaction([&](bool retried) {

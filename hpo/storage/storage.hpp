@@ -64,6 +64,8 @@ class Storage {
   virtual int get_or_create_study(const std::string& name, StudyDirection direction) = 0;
   virtual std::optional<int> find_study(const std::string& name) const = 0;
   virtual std::vector<StudyRecord> studies() const = 0;
+  // Sets a study system attribute (Optuna's set_study_system_attr), e.g. the metric names.
+  virtual void set_study_system_attr(int study_id, const std::string& key, const nlohmann::json& value) = 0;
 
   // --- creating and claiming trials ---
   // A new trial, RUNNING with its start time, or a copy of `template_trial`

@@ -75,6 +75,32 @@ TEST_CASE("successive halving promotes the top 1/eta of a rung and records the r
   CHECK(early.system_attrs.empty());
 }
 
+TEST_CASE("a prune names the trial's value and the threshold it failed; a kept trial has no explanation") {
+  auto trials = completed_curves(5);  // step-1 values 0.5 1.5 2.5 3.5 4.5: median 2.5
+  const auto pruned = MedianPruner().decide(trial_with(9, TrialState::Running, {9.0, 2.6}), trials,
+                                            StudyDirection::Minimize);
+  REQUIRE(pruned.prune);
+  CHECK_THAT(pruned.explanation, Catch::Contains("step 1") && Catch::Contains("best value 2.6") &&
+                                     Catch::Contains("median 2.5") && Catch::Contains("of 5 completed trials"));
+  CHECK(MedianPruner().decide(trial_with(9, TrialState::Running, {9.0, 2.4}), trials, StudyDirection::Minimize)
+            .explanation.empty());
+
+  SuccessiveHalvingOptions options;
+  options.reduction_factor = 2;
+  std::vector<FrozenTrial> rung;
+  for (int i = 0; i < 4; ++i) {
+    FrozenTrial t = trial_with(i, TrialState::Complete, {0.0, 1.0 * i});
+    t.system_attrs["completed_rung_0"] = 1.0 * i;
+    rung.push_back(t);
+  }
+  // Rung 0 holds {0, 1, 2, 3, 2.5}: the top 1/2 ends at the second best, 1.
+  const auto poor = SuccessiveHalvingPruner(options).decide(trial_with(7, TrialState::Running, {0.0, 2.5}), rung,
+                                                            StudyDirection::Minimize);
+  REQUIRE(poor.prune);
+  CHECK_THAT(poor.explanation, Catch::Contains("rung 0") && Catch::Contains("value 2.5") &&
+                                   Catch::Contains("top 1/2 of 5 trials") && Catch::Contains("threshold 1)"));
+}
+
 TEST_CASE("pruner options are validated and name the field") {
   CHECK(make_pruner({{"type", "none"}}, "s.json") == nullptr);
   CHECK(make_pruner({{"type", "median"}, {"n_warmup_steps", 3}}, "s.json") != nullptr);

@@ -98,6 +98,24 @@ TEST_CASE("enqueued params are served first, then the sampler takes over") {
   CHECK(second.number == number + 1);
 }
 
+TEST_CASE("metric names are recorded as Optuna's set_metric_names does, and rewritten only when they change") {
+  ScratchStudy scratch("metric_names");
+  const StudySpec spec = scratch.spec();
+  const auto journal_size = [&] { return std::filesystem::file_size(spec.storage); };
+  Study study = open(spec);
+  study.set_metric_names({"val_nll"});
+  CHECK(study.journal().study(study.study_id()).system_attrs[kMetricNamesAttr] == json::array({"val_nll"}));
+  const auto size = journal_size();
+  study.set_metric_names({"val_nll"});
+  Study other = open(spec);  // another process naming it the same way writes nothing either
+  other.set_metric_names({"val_nll"});
+  CHECK(journal_size() == size);
+  other.set_metric_names({"calibration_error"});
+  CHECK(journal_size() > size);
+  study.journal().sync();
+  CHECK(study.journal().study(study.study_id()).system_attrs[kMetricNamesAttr] == json::array({"calibration_error"}));
+}
+
 TEST_CASE("tell refuses unknown and finished trials without writing") {
   ScratchStudy scratch("tell");
   Study study = open(scratch.spec());

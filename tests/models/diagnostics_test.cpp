@@ -288,3 +288,36 @@ TEST_CASE("diagnostics: bundle, JSON and table agree with the metric functions",
   CHECK_THROWS_AS(bm::sbc_ranks(syn.draws, syn.truths.slice(0, 0, 10)), std::invalid_argument);
   CHECK_THROWS_AS(bm::posterior_contraction(syn.draws, f64({1}, {1})), std::invalid_argument);
 }
+
+TEST_CASE("diagnostics: posterior items reproduce the ranks, z-scores and contraction", "[diagnostics]") {
+  const auto s = gaussian_posteriors(40, 30, 2, 0.5, 1.0, 11);
+  const auto prior = f64({0.25, 1.0}, {2});
+  const auto items = bm::posterior_items(s.draws, s.truths, prior, {"log_a", "b"});
+  REQUIRE(items.n_draws == 30);
+  REQUIRE(items.parameters.size() == 2);
+  const auto ranks = bm::sbc_ranks(s.draws, s.truths);
+  const auto z = bm::posterior_z_scores(s.draws, s.truths);
+  const auto contraction = bm::posterior_contraction(s.draws, prior);
+  for (int64_t d = 0; d < 2; ++d) {
+    const auto& p = items.parameters[static_cast<size_t>(d)];
+    REQUIRE(p.mean.size() == 40);
+    double contraction_sum = 0.0;
+    for (int64_t n = 0; n < 40; ++n) {
+      const auto i = static_cast<size_t>(n);
+      // The rank count over S is the fractional rank exactly (both count draws below the truth).
+      CHECK(static_cast<double>(p.rank[i]) / 30.0 == ranks[n][d].item<double>());
+      // Same float64 arithmetic in another order: a few ulps of |z| < 10.
+      CHECK((p.mean[i] - p.truth[i]) / p.std[i] == Approx(z[n][d].item<double>()).margin(1e-12));
+      contraction_sum += 1.0 - p.std[i] * p.std[i] / p.prior_variance;
+    }
+    CHECK(contraction_sum / 40.0 == Approx(value_at(contraction, d)).margin(1e-12));
+  }
+  // The JSON keeps 4 significant digits: within half a unit of the 4th digit, 5e-4 relative.
+  const auto json = items.to_json();
+  CHECK(json["parameters"][1]["name"] == "b");
+  for (size_t i = 0; i < 40; ++i) {
+    const double exact = items.parameters[1].mean[i];
+    CHECK(std::abs(json["parameters"][1]["mean"][i].get<double>() - exact) <= 5e-4 * std::abs(exact));
+    CHECK(json["parameters"][1]["rank"][i].get<int64_t>() == items.parameters[1].rank[i]);
+  }
+}

@@ -79,10 +79,13 @@ TEST_CASE("below min_batch_size: OomBackoffExhausted names the last configuratio
   memory::install_cpu_memory_tracking();
   std::string message;
   std::vector<OomEvent> history;
+  std::vector<std::pair<OomEvent, std::optional<OomEvent>>> announced;
   {
     memory::CpuMemoryBudget budget(memory::cpu_current_bytes() + 1024);  // nothing fits
     try {
-      fit_with_oom_retry(*trainer, options);
+      fit_with_oom_retry(*trainer, options, {}, {}, [&](const OomEvent& failed, const std::optional<OomEvent>& next) {
+        announced.emplace_back(failed, next);
+      });
     } catch (const OomBackoffExhausted& e) {
       message = e.what();
       history = e.history();
@@ -97,6 +100,15 @@ TEST_CASE("below min_batch_size: OomBackoffExhausted names the last configuratio
   CHECK(history[1].item_chunk_size == std::optional<int64_t>(2));
   CHECK(history[1].gradient_checkpointing);
   CHECK(history[2].batch_size == 4);
+  // Each OOM was announced as it happened with what the ladder tries next:
+  // the next rung of the history, and nothing after the last.
+  REQUIRE(announced.size() == 3);
+  for (size_t i = 0; i < 3; ++i) CHECK(describe(announced[i].first) == describe(history[i]));
+  for (size_t i = 0; i + 1 < 3; ++i) {
+    REQUIRE(announced[i].second);
+    CHECK(describe(*announced[i].second) == describe(history[i + 1]));
+  }
+  CHECK_FALSE(announced[2].second);
   CHECK(trainer->steps_completed() == steps);
   CHECK(test::same_state(weights, test::state_of(trainer->approximator())));
 }

@@ -1,0 +1,384 @@
+#include "report/html_report.hpp"
+
+#include "common/number_format.hpp"
+#include "hpo/study.hpp"
+#include "hpo/study_report.hpp"
+#include "report/memory_digest.hpp"
+#include "report/param_importance.hpp"
+#include "report/svg_chart.hpp"
+#include "report/trial_facts.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace bfhpo::report {
+namespace {
+
+using nlohmann::json;
+
+constexpr double kBandLevel = 0.05;  // the ECDF band's miss probability: a 95% simultaneous band
+constexpr size_t kMaxScatterPoints = 800;
+
+const char* kStyle = R"(
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 24px auto; max-width: 1140px;
+       color: #1d2330; background: #fff; line-height: 1.45; }
+h1 { font-size: 24px; margin-bottom: 4px; } h2 { font-size: 18px; margin-top: 32px; border-bottom: 1px solid #dde2ea; }
+.muted { color: #5c6678; } .grid { display: flex; flex-wrap: wrap; gap: 12px; }
+table { border-collapse: collapse; font-size: 13px; margin: 8px 0; }
+td, th { border-bottom: 1px solid #e6e9ef; padding: 3px 10px; text-align: left; vertical-align: top; }
+th { background: #f4f6f9; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.chart { background: #fff; border: 1px solid #e6e9ef; border-radius: 4px; }
+.chart text { font-size: 11px; fill: #3b4456; } .chart .chart-title { font-size: 13px; font-weight: 600; fill: #1d2330; }
+.chart .axis-label { font-size: 12px; } .frame { fill: none; stroke: #b9c0cc; } .grid line, line.grid { stroke: #eef0f4; }
+.history-point, .complete, .measured { fill: #2f6fd0; } .best-line { fill: none; stroke: #e07b00; stroke-width: 2; }
+.pruned { fill: #c43d3d; } .fail { fill: #7a7f8a; } .running, .waiting { fill: #b6bcc7; }
+.curve { fill: none; stroke-width: 1.4; } .curve.complete { stroke: #2f6fd0; fill: none; }
+.curve.pruned { stroke: #c43d3d; stroke-dasharray: 4 3; fill: none; } .curve.fail { stroke: #7a7f8a; fill: none; }
+.pruned-end { stroke: #c43d3d; stroke-width: 2; fill: none; }
+.estimate { fill: #fff; stroke: #2f6fd0; stroke-width: 1.5; } .pruned-estimate { stroke: #c43d3d; stroke-width: 2; fill: none; }
+.budget { stroke: #c43d3d; stroke-width: 1.5; stroke-dasharray: 6 4; } .reference { stroke: #7a7f8a; stroke-dasharray: 4 4; fill: none; }
+.ecdf { fill: none; stroke: #2f6fd0; stroke-width: 2; } .ecdf-band { fill: #2f6fd0; fill-opacity: 0.12; }
+.recovery, .zscore { fill: #2f6fd0; fill-opacity: 0.45; } .importance { fill: #2f6fd0; }
+.legend-swatch.estimate { fill: #fff; } .legend-swatch.best-line { fill: #e07b00; } .legend-swatch.budget { fill: #c43d3d; }
+.legend-swatch.pruned-estimate, .legend-swatch.pruned-end { fill: #c43d3d; }
+code { background: #f4f6f9; padding: 1px 4px; border-radius: 3px; }
+)";
+
+std::string esc(const std::string& text) { return xml_escape(text); }
+
+std::vector<double> numbers(const json& values) {
+  std::vector<double> out;
+  for (const auto& v : values) out.push_back(v.is_number() ? v.get<double>() : std::nan(""));
+  return out;
+}
+
+// Every k-th index so at most `limit` remain.
+std::vector<size_t> thinned(size_t n, size_t limit) {
+  const size_t stride = std::max<size_t>(1, (n + limit - 1) / limit);
+  std::vector<size_t> out;
+  for (size_t i = 0; i < n; i += stride) out.push_back(i);
+  return out;
+}
+
+std::string at_a_glance(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials,
+                        const std::vector<TrialFacts>& facts, const std::string& metric) {
+  const json status = hpo::study_status_json(spec, trials);
+  std::ostringstream out;
+  out << "<p class=\"muted\">" << to_string(spec.direction) << " <b>" << esc(metric) << "</b>; "
+      << status["finished"].get<int>() << " of " << spec.n_trials << " trials finished";
+  for (const auto& [state, n] : status["counts"].items())
+    if (n.get<int>() > 0) out << ", " << n.get<int>() << " " << state;
+  std::optional<double> budget;
+  for (const auto& f : facts)
+    if (f.budget_mb) budget = f.budget_mb;
+  if (budget) out << "; memory budget " << format_mb(*budget);
+  out << ".</p>\n";
+  if (status["best"].is_null()) return out.str() + "<p>No COMPLETE trial yet.</p>\n";
+  const int best = status["best"]["number"].get<int>();
+  out << "<p>Best trial <b>" << best << "</b>: " << esc(metric) << " <b>"
+      << format_number(status["best"]["value"].get<double>(), 6) << "</b>";
+  const auto it = std::find_if(facts.begin(), facts.end(), [&](const TrialFacts& f) { return f.number == best; });
+  if (it != facts.end() && it->batch_size) out << ", trained with " << esc(it->trained_config());
+  out << ".</p>\n<table><tr><th>parameter</th><th>value</th></tr>\n";
+  for (const auto& [name, value] : status["best"]["params"].items())
+    out << "<tr><td>" << esc(name) << "</td><td class=\"num\">"
+        << esc(value.is_number() ? format_number(value.get<double>(), 6) : value.dump()) << "</td></tr>\n";
+  return out.str() + "</table>\n";
+}
+
+std::string history_chart(const std::vector<TrialFacts>& facts, hpo::StudyDirection direction,
+                          const std::string& metric) {
+  std::vector<double> xs, ys, best_x, best_y;
+  std::vector<std::string> tips;
+  std::vector<int> numbers_of;
+  std::optional<double> best;
+  for (const auto& f : facts) {
+    if (f.state != hpo::TrialState::Complete || !f.value) continue;
+    xs.push_back(f.number);
+    ys.push_back(*f.value);
+    numbers_of.push_back(f.number);
+    tips.push_back("trial " + std::to_string(f.number) + ": " + format_number(f.value, 6));
+    if (!best || (direction == hpo::StudyDirection::Minimize ? *f.value < *best : *f.value > *best)) best = f.value;
+    best_x.push_back(f.number);
+    best_y.push_back(*best);
+  }
+  const double last = facts.empty() ? 1.0 : facts.back().number;
+  if (!best_x.empty()) {
+    best_x.push_back(last + 0.5);
+    best_y.push_back(*best);
+  }
+  SvgChart chart("Optimization history", "trial", metric, {-0.5, last + 0.5}, range_of(ys));
+  chart.step_line(best_x, best_y, "best-line");
+  chart.points(xs, ys, "history-point", tips, numbers_of);
+  chart.legend({{"COMPLETE trial", "history-point"}, {"best so far", "best-line"}});
+  return chart.svg();
+}
+
+std::string intermediate_chart(const std::vector<TrialFacts>& facts) {
+  std::vector<double> all_steps, all_values;
+  for (const auto& f : facts)
+    for (const auto& [step, value] : f.intermediate_values) {
+      all_steps.push_back(step);
+      all_values.push_back(value);
+    }
+  if (all_steps.empty()) return "<p class=\"muted\">No trial reported intermediate values.</p>\n";
+  SvgChart chart("Intermediate values (validation loss per epoch)", "epoch", "reported value",
+                 range_of(all_steps, 0.03), range_of(all_values));
+  std::vector<double> end_x, end_y;
+  std::vector<std::string> end_tips;
+  for (const auto& f : facts) {
+    if (f.intermediate_values.empty()) continue;
+    std::vector<double> xs, ys;
+    for (const auto& [step, value] : f.intermediate_values) {
+      xs.push_back(step);
+      ys.push_back(value);
+    }
+    const std::string state = f.state == hpo::TrialState::Complete ? "complete"
+                              : f.state == hpo::TrialState::Pruned ? "pruned"
+                                                                    : "fail";
+    chart.polyline(xs, ys, "curve " + state, "trial " + std::to_string(f.number) + " (" + hpo::to_string(f.state) + ")");
+    if (f.state == hpo::TrialState::Pruned) {
+      end_x.push_back(xs.back());
+      end_y.push_back(ys.back());
+      end_tips.push_back("trial " + std::to_string(f.number) + " pruned: " + f.reason);
+    }
+  }
+  chart.crosses(end_x, end_y, "pruned-end", end_tips);
+  chart.legend({{"COMPLETE", "complete"}, {"PRUNED (x: where it stopped)", "pruned"}, {"FAIL", "fail"}});
+  return chart.svg();
+}
+
+std::string importance_section(const std::vector<hpo::FrozenTrial>& trials) {
+  const auto importances = param_importances(trials);
+  std::string out;
+  if (importances.empty()) {
+    out = "<p class=\"muted\">Needs at least 4 COMPLETE trials.</p>\n";
+  } else {
+    std::vector<std::string> labels;
+    std::vector<double> lengths;
+    for (const auto& p : importances) {
+      labels.push_back(p.name);
+      lengths.push_back(p.importance);
+    }
+    out = horizontal_bar_chart("Parameter importance", "share of the explained rank variance", labels, lengths,
+                               "importance");
+  }
+  return out +
+         "<p class=\"muted\">Method: for each parameter, a one-way ANOVA of the COMPLETE trials' objective "
+         "<i>ranks</i> on the parameter's bins (its categories or distinct values, else up to 5 equal-count bins; "
+         "trials without a conditional parameter form their own bin) gives &omega;&sup2;, the share of the rank "
+         "variance the bins explain beyond chance (floored at 0); the bars are the &omega;&sup2; normalised to sum "
+         "to 1. It sees each parameter alone, not interactions (fANOVA would).</p>\n";
+}
+
+std::string memory_section(const std::vector<TrialFacts>& facts) {
+  std::vector<double> est_x, est_y, measured_x, measured_y, pruned_x, pruned_y, all_mb;
+  std::vector<std::string> est_tips, measured_tips, pruned_tips;
+  std::optional<double> budget;
+  for (const auto& f : facts) {
+    if (f.budget_mb) budget = f.budget_mb;
+    if (!f.estimated_peak_mb) continue;
+    all_mb.push_back(*f.estimated_peak_mb);
+    const std::string who = "trial " + std::to_string(f.number) + ": ";
+    if (f.gate == "pruned") {
+      pruned_x.push_back(f.number);
+      pruned_y.push_back(*f.estimated_peak_mb);
+      pruned_tips.push_back(who + "estimated " + format_mb(*f.estimated_peak_mb) + ", pruned before launch");
+      continue;
+    }
+    est_x.push_back(f.number);
+    est_y.push_back(*f.estimated_peak_mb);
+    est_tips.push_back(who + "estimated " + format_mb(*f.estimated_peak_mb) +
+                       (f.gate_memory.empty() ? "" : " with " + f.gate_memory));
+    if (f.launched() && f.measured_peak_mb) {
+      measured_x.push_back(f.number);
+      measured_y.push_back(*f.measured_peak_mb);
+      all_mb.push_back(*f.measured_peak_mb);
+      measured_tips.push_back(who + "measured " + format_mb(*f.measured_peak_mb));
+    }
+  }
+  if (all_mb.empty()) return "<p class=\"muted\">No trial recorded a memory estimate (an external-objective study).</p>\n";
+  if (budget) all_mb.push_back(*budget);
+  all_mb.push_back(0.0);
+  const double last = facts.back().number;
+  SvgChart chart("Peak memory per trial", "trial", "MB", {-0.5, last + 0.5}, range_of(all_mb, 0.04));
+  if (budget) chart.horizontal_line(*budget, "budget", "budget " + format_mb(*budget));
+  chart.points(est_x, est_y, "estimate", est_tips, {}, 4.0);
+  chart.points(measured_x, measured_y, "measured", measured_tips, {}, 3.0);
+  chart.crosses(pruned_x, pruned_y, "pruned-estimate", pruned_tips);
+  chart.legend({{"estimated (worst-case shape)", "estimate"}, {"measured", "measured"}, {"pruned by the gate", "pruned-estimate"}});
+
+  const MemoryDigest digest = memory_digest(facts);
+  std::ostringstream out;
+  out << chart.svg() << "<p>The gate pruned <b>" << digest.pruned_before_launch << "</b> trials before launch and "
+      << "re-chunked <b>" << digest.rechunked << "</b> of the <b>" << digest.launched << "</b> it launched";
+  for (const auto& [memory, n] : digest.rechunked_to) out << "; " << n << " to " << esc(memory);
+  out << ". " << digest.survived_oom << " trials survived OOMs, " << digest.failed_oom << " gave up.";
+  if (!digest.peak_ratios.empty()) {
+    const auto [low, high] = std::minmax_element(digest.peak_ratios.begin(), digest.peak_ratios.end());
+    out << " Measured peak / estimate: " << format_number(*low, 2) << " to " << format_number(*high, 2) << ", median "
+        << format_number(median_of(digest.peak_ratios), 2)
+        << " (the estimate is at the study's largest shape, so a little below 1 is expected).";
+  }
+  out << "</p>\n<table class=\"gate\"><tr><th>trial</th><th>state</th><th>gate</th><th>estimated</th>"
+         "<th>measured</th><th>OOM ladder (each configuration that ran out of memory)</th><th>trained with</th></tr>\n";
+  for (const auto& f : facts) {
+    if (f.gate.empty() && f.oom_history.empty()) continue;
+    std::string ladder;
+    for (const auto& rung : f.oom_history) ladder += (ladder.empty() ? "" : " &rarr; ") + esc(rung.config);
+    const std::string gate = f.gate == "rechunked" ? "re-chunked to " + f.gate_memory : f.gate;
+    out << "<tr class=\"gate-row\"><td class=\"num\">" << f.number << "</td><td>" << hpo::to_string(f.state)
+        << "</td><td>" << esc(gate) << "</td><td class=\"num\">"
+        << (f.estimated_peak_mb ? format_mb(*f.estimated_peak_mb) : "-") << "</td><td class=\"num\">"
+        << (f.launched() && f.measured_peak_mb ? format_mb(*f.measured_peak_mb) : "-") << "</td><td>"
+        << (ladder.empty() ? "-" : ladder) << "</td><td>"
+        << (f.batch_size ? esc(f.trained_config()) : f.oom_history.empty() ? "-" : "FAIL") << "</td></tr>\n";
+  }
+  out << "</table>\n";
+  return out.str();
+}
+
+std::string time_chart(const std::vector<TrialFacts>& facts) {
+  std::vector<double> xs, seconds;
+  std::vector<std::string> classes, tips;
+  for (const auto& f : facts) {
+    if (!f.seconds) continue;
+    xs.push_back(f.number);
+    seconds.push_back(*f.seconds);
+    std::string state = hpo::to_string(f.state);
+    std::transform(state.begin(), state.end(), state.begin(), [](unsigned char c) { return std::tolower(c); });
+    classes.push_back("time-bar " + state);
+    tips.push_back("trial " + std::to_string(f.number) + " " + hpo::to_string(f.state) + ": " +
+                   format_duration(*f.seconds));
+  }
+  if (xs.empty()) return "<p class=\"muted\">No trial recorded its duration.</p>\n";
+  std::vector<double> span = seconds;
+  span.push_back(0.0);
+  Range y = range_of(span, 0.04);
+  y.low = 0.0;
+  SvgChart chart("Time per trial", "trial", "seconds", {-0.5, facts.back().number + 0.5}, y);
+  chart.bars(xs, seconds, 0.7, classes, tips);
+  chart.legend({{"COMPLETE", "complete"}, {"PRUNED", "pruned"}, {"FAIL", "fail"}});
+  return chart.svg();
+}
+
+// ECDF(u) - u of the fractional ranks on a grid, with the DKW band +-sqrt(ln(2/a) / 2N).
+std::string ecdf_chart(const std::string& name, std::vector<double> ranks) {
+  std::sort(ranks.begin(), ranks.end());
+  const double n = static_cast<double>(ranks.size());
+  const double half_width = std::sqrt(std::log(2.0 / kBandLevel) / (2.0 * n));
+  std::vector<double> grid, difference, low, high;
+  for (int i = 0; i <= 100; ++i) {
+    const double u = i / 100.0;
+    const double below = static_cast<double>(std::upper_bound(ranks.begin(), ranks.end(), u) - ranks.begin());
+    grid.push_back(u);
+    difference.push_back(below / n - u);
+    low.push_back(-half_width);
+    high.push_back(half_width);
+  }
+  const double extent = std::max(half_width, *std::max_element(difference.begin(), difference.end(),
+                                                               [](double a, double b) { return std::fabs(a) < std::fabs(b); }) *
+                                                 (difference.empty() ? 0.0 : 1.0));
+  const double reach = std::max(half_width, std::fabs(extent)) * 1.25;
+  SvgChart chart(name + ": SBC rank ECDF difference", "fractional rank u", "ECDF(u) - u", {0, 1}, {-reach, reach}, 360, 260);
+  chart.band(grid, low, high, "ecdf-band");
+  chart.horizontal_line(0.0, "reference");
+  chart.polyline(grid, difference, "ecdf");
+  return chart.svg();
+}
+
+std::string diagnostics_section(const TrialFacts& best) {
+  std::ostringstream out;
+  if (best.diagnostics.is_object()) {
+    out << "<table><tr><th>parameter</th><th>calibration error</th><th>rank KS</th><th>recovery r</th>"
+           "<th>NRMSE</th><th>contraction</th><th>z mean</th><th>z std</th></tr>\n";
+    for (const auto& p : best.diagnostics.value("parameters", json::array())) {
+      out << "<tr><td>" << esc(p.value("name", "?")) << "</td>";
+      for (const char* key : {"calibration_error", "rank_ks", "correlation", "nrmse", "contraction", "z_mean", "z_std"}) {
+        const json v = p.value(key, json());
+        out << "<td class=\"num\">" << (v.is_number() ? format_number(v.get<double>(), 3) : "-") << "</td>";
+      }
+      out << "</tr>\n";
+    }
+    out << "</table>\n";
+  }
+  if (best.posterior_items.empty()) return out.str() + "<p class=\"muted\">The best trial recorded no per-item posterior summaries.</p>\n";
+  std::ifstream in(best.posterior_items);
+  json items;
+  try {
+    if (in) items = json::parse(in);
+  } catch (const json::parse_error&) {
+    items = json();
+  }
+  if (!items.is_object())
+    return out.str() + "<p class=\"muted\">Cannot read " + esc(best.posterior_items) + " (moved or deleted?).</p>\n";
+  const double draws = items.value("n_draws", 1.0);
+  out << "<p class=\"muted\">" << items["parameters"][0]["mean"].size() << " simulated items, " << draws
+      << " posterior draws each. The band is the 95% simultaneous Dvoretzky-Kiefer-Wolfowitz band of a uniform "
+         "ECDF; a calibrated posterior stays inside it. Recovery: posterior mean against the true value. z-score "
+         "(posterior mean - truth) / posterior std against contraction 1 - posterior variance / prior variance: "
+         "calibrated posteriors scatter |z| &lt; 2 whatever their contraction.</p>\n";
+  for (const auto& p : items["parameters"]) {
+    const std::string name = p.value("name", "?");
+    const std::vector<double> mean = numbers(p["mean"]), sd = numbers(p["std"]), truth = numbers(p["truth"]),
+                              rank = numbers(p["rank"]);
+    const double prior = p.value("prior_variance", 1.0);
+    std::vector<double> fractional;
+    for (const double r : rank) fractional.push_back(r / draws);
+    std::vector<double> shown_truth, shown_mean, contraction, z;
+    for (const size_t i : thinned(mean.size(), kMaxScatterPoints)) {
+      shown_truth.push_back(truth[i]);
+      shown_mean.push_back(mean[i]);
+      contraction.push_back(1.0 - sd[i] * sd[i] / prior);
+      z.push_back(sd[i] > 0 ? (mean[i] - truth[i]) / sd[i] : std::nan(""));
+    }
+    const Range both = range_of(shown_truth, shown_mean);
+    SvgChart recovery(name + ": recovery", "true value", "posterior mean", both, both, 360, 260);
+    recovery.diagonal("reference");
+    recovery.points(shown_truth, shown_mean, "recovery", {}, {}, 2.2);
+    Range z_range = range_of(z, 0.05);
+    z_range.low = std::max(z_range.low, -6.0);
+    z_range.high = std::min(z_range.high, 6.0);
+    Range c_range = range_of(contraction, 0.05);
+    c_range.low = std::max(c_range.low, -0.5);
+    c_range.high = std::min(std::max(c_range.high, 1.0), 1.05);
+    SvgChart zscore(name + ": z-score vs contraction", "posterior contraction", "z-score", c_range, z_range, 360, 260);
+    zscore.horizontal_line(2.0, "reference");
+    zscore.horizontal_line(-2.0, "reference");
+    zscore.points(contraction, z, "zscore", {}, {}, 2.2);
+    out << "<div class=\"grid\">" << ecdf_chart(name, fractional) << recovery.svg() << zscore.svg() << "</div>\n";
+  }
+  return out.str();
+}
+
+}  // namespace
+
+std::string html_report(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials,
+                        const json& study_system_attrs) {
+  const std::vector<TrialFacts> facts = trial_facts(trials);
+  const json names = study_system_attrs.value(hpo::kMetricNamesAttr, json());
+  const std::string metric = names.is_array() && !names.empty() && names[0].is_string() ? names[0].get<std::string>()
+                                                                                        : std::string("objective");
+  std::ostringstream out;
+  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>bfhpo report: "
+      << esc(spec.name) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n<h1>bfhpo report: "
+      << esc(spec.name) << "</h1>\n"
+      << at_a_glance(spec, trials, facts, metric);
+  out << "<h2>Optimization</h2>\n<div class=\"grid\">" << history_chart(facts, spec.direction, metric)
+      << intermediate_chart(facts) << "</div>\n";
+  out << "<h2>Parameter importance</h2>\n" << importance_section(trials);
+  out << "<h2>Memory</h2>\n" << memory_section(facts);
+  out << "<h2>Time per trial</h2>\n" << time_chart(facts);
+  const auto best = hpo::best_of(trials, spec.direction);
+  if (best) {
+    out << "<h2>Posterior diagnostics of the best trial (" << best->number << ")</h2>\n"
+        << diagnostics_section(trial_facts(*best));
+  }
+  out << "<p class=\"muted\">Written by <code>bfhpo report</code> from " << esc(spec.storage.string())
+      << ".</p>\n</body>\n</html>\n";
+  return out.str();
+}
+
+}  // namespace bfhpo::report

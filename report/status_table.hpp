@@ -1,0 +1,19 @@
+// `bfhpo status` as a table: one row a trial with its state, value, duration,
+// the batch size and item chunk it trained with (after the gate and the OOM
+// ladder, not the proposed ones), measured and estimated peak, why it was
+// pruned or failed (on a line of its own below the row), and its params;
+// then the best trial. Columns a trial has
+// no fact for show "-".
+#pragma once
+
+#include "hpo/frozen_trial.hpp"
+#include "hpo/study_spec.hpp"
+
+#include <string>
+#include <vector>
+
+namespace bfhpo::report {
+
+std::string status_table(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials);
+
+}  // namespace bfhpo::report
