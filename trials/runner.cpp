@@ -146,7 +146,8 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
     record.system("seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     report::TrialFacts facts = report::trial_facts(study.trial(asked.number));
     facts.reason = reason;
-    for (const auto& [key, attr] : report::dashboard_user_attrs(facts).items()) record.user(key, attr);
+    const nlohmann::json dashboard = report::dashboard_user_attrs(facts);
+    for (const auto& [key, attr] : dashboard.items()) record.user(key, attr);
     outcome.state = state;
     outcome.value = value;
     outcome.reason = reason;
@@ -244,6 +245,7 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
     return finish(hpo::TrialState::Fail, {}, "interrupted (Ctrl-C or SIGTERM) in epoch " + std::to_string(last_epoch + 1));
   } catch (const OomBackoffExhausted& e) {
     cpu_budget.reset();
+    record.system("measured_peak_mb", measured_peak_mb());
     record.system("oom_attempts", static_cast<int>(e.history().size()));
     record.system("oom_history", history_json(e.history()));
     return finish(hpo::TrialState::Fail, {}, std::string("oom: ") + e.what());

@@ -1,0 +1,58 @@
+# bfhpo report on a tiny real study: a self-contained page whose plots hold
+# one mark per trial, that headless Chromium renders without console messages
+# into a screenshot that is not blank; and what optuna-dashboard reads (the
+# metric name, readable user attributes) as Optuna 3.1 reads it back.
+source "$(dirname "$0")/lib.sh"
+STUDY="$WORK/tiny.json"
+write_training_study "$STUDY" 5 '"pruner": {"type": "median", "n_startup_trials": 1, "n_warmup_steps": 0},
+ "memory": {"budget_mb": 64}'
+
+"$BFHPO" optimize "$STUDY" > "$WORK/optimize.out" 2> "$WORK/optimize.err" ||
+  fail "optimize exited $?: $(tail -5 "$WORK/optimize.err")"
+grep -q "memory gate: " "$WORK/optimize.out" || fail "no gate line in the summary: $(cat "$WORK/optimize.out")"
+grep -q "peak memory: measured .* x the estimate" "$WORK/optimize.out" || fail "no peak line: $(cat "$WORK/optimize.out")"
+"$BFHPO" report "$STUDY" -o "$WORK/report.html" > "$WORK/report.out" || fail "report exited $?"
+[ -s "$WORK/report.html" ] || fail "no report written"
+
+journal_py "$STUDY.journal" '
+import re
+html = open(args[0] + "/report.html").read()
+complete = [t for t in trials if t.state == TS.COMPLETE]
+assert complete, "no COMPLETE trial"
+# Optuna 3.1 has no set_metric_names; later Optunas read this study system attribute.
+assert study.system_attrs["study:metric_names"] == ["val_nll"], study.system_attrs
+for t in complete:
+    ua = t.user_attrs
+    for key in ("duration_s", "estimated_peak_mb", "measured_peak_mb", "trained_batch_size",
+                "trained_item_chunk_size", "memory_gate", "log_a.calibration_error", "b.correlation"):
+        assert key in ua, (t.number, key, sorted(ua))
+    assert ua["trained_batch_size"] == t.system_attrs["bfhpo:batch_size"], ua
+    assert "diagnostics" not in ua, "the diagnostics blob belongs in system attributes"
+for t in trials:
+    if t.state != TS.COMPLETE:
+        assert t.user_attrs["reason"] == t.system_attrs["bfhpo:fail_reason"], t.user_attrs
+# One history point per COMPLETE trial, each naming its trial.
+points = re.findall(r"<circle class=\"history-point\"[^>]*data-trial=\"(\d+)\"", html)
+assert sorted(map(int, points)) == sorted(t.number for t in complete), (points, [t.number for t in complete])
+assert len(re.findall(r"<polyline class=\"curve ", html)) == sum(1 for t in trials if t.intermediate_values)
+assert len(re.findall(r"<rect class=\"time-bar ", html)) == len(trials)
+assert len(re.findall(r"<circle class=\"measured\"", html)) == len(trials) - sum(
+    1 for t in trials if t.system_attrs.get("bfhpo:gate", {}).get("decision") == "pruned")
+assert len(re.findall(r"<polyline class=\"ecdf\"", html)) == 2, "no diagnostics plots for the best trial"
+assert "<script" not in html and len(re.findall(r"https?://", html)) == html.count("xmlns=\"http://www.w3.org/2000/svg\"")
+print("report: points match", len(complete), "COMPLETE trials")
+' "$WORK"
+
+# Headless Chromium: console messages are logged as ":CONSOLE"; the sentinel
+# page proves this check sees them.
+shoot() {  # shoot PAGE PNG LOG
+  timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,2200 \
+    --screenshot="$2" --enable-logging=stderr --v=0 "file://$1" > /dev/null 2> "$3" || fail "chromium exited $?: $(tail -3 "$3")"
+}
+echo '<html><body><script>console.error("sentinel")</script></body></html>' > "$WORK/sentinel.html"
+shoot "$WORK/sentinel.html" "$WORK/sentinel.png" "$WORK/sentinel.log"
+grep -q ':CONSOLE.*sentinel' "$WORK/sentinel.log" || fail "chromium's console is not visible to this test"
+shoot "$WORK/report.html" "$WORK/report.png" "$WORK/chromium.log"
+! grep -E ':CONSOLE|Uncaught' "$WORK/chromium.log" || fail "console messages while rendering the report"
+"$OPTUNA_PYTHON" "$(dirname "$0")/screenshot_check.py" "$WORK/report.png" 0.05 || fail "the screenshot is blank"
+echo "report: all checks passed"
