@@ -28,7 +28,7 @@ assert best.params == status["best"]["params"], (best.params, status["best"]["pa
 for t in complete:
     w = t.system_attrs["bfhpo:weights"]
     assert os.path.isfile(w) and os.path.getsize(w) > 0, (t.number, w)
-    assert "val_nll" in t.user_attrs and "diagnostics" in t.user_attrs, t.user_attrs.keys()
+    assert "val_nll" in t.user_attrs and "bfhpo:diagnostics" in t.system_attrs, t.user_attrs.keys()
 
 exported = json.load(open(f"{work}/best.json"))
 assert exported["trial"] == best.number and exported["params"] == best.params, exported
