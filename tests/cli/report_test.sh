@@ -4,7 +4,7 @@
 # metric name, readable user attributes) as Optuna 3.1 reads it back.
 source "$(dirname "$0")/lib.sh"
 STUDY="$WORK/tiny.json"
-write_training_study "$STUDY" 5 '"pruner": {"type": "median", "n_startup_trials": 1, "n_warmup_steps": 0},
+write_training_study "$STUDY" 8 '"pruner": {"type": "median", "n_startup_trials": 4, "n_warmup_steps": 0},
  "memory": {"budget_mb": 64}'
 
 "$BFHPO" optimize "$STUDY" > "$WORK/optimize.out" 2> "$WORK/optimize.err" ||
@@ -39,7 +39,12 @@ assert len(re.findall(r"<rect class=\"time-bar ", html)) == len(trials)
 assert len(re.findall(r"<circle class=\"measured\"", html)) == len(trials) - sum(
     1 for t in trials if t.system_attrs.get("bfhpo:gate", {}).get("decision") == "pruned")
 assert len(re.findall(r"<polyline class=\"ecdf\"", html)) == 2, "no diagnostics plots for the best trial"
+# The pruner starts after 4 COMPLETE trials, enough for importance: one bar per parameter.
+assert len(complete) >= 4, "the pruner waits for 4 COMPLETE trials"
+assert len(re.findall(r"<rect class=\"importance\"", html)) == len(study.best_trial.params), "no importance bars"
+# Self-contained: no script, nothing fetched (no URL but the SVG namespace, no src, only #fragment links).
 assert "<script" not in html and len(re.findall(r"https?://", html)) == html.count("xmlns=\"http://www.w3.org/2000/svg\"")
+assert not re.search(r"\bsrc\s*=|href\s*=\s*[\"\x27]?[^#\"\x27]|url\(\s*[\"\x27]?[^#\"\x27\s]|@import", html), "a reference outside the page"
 print("report: points match", len(complete), "COMPLETE trials")
 ' "$WORK"
 
@@ -54,5 +59,8 @@ shoot "$WORK/sentinel.html" "$WORK/sentinel.png" "$WORK/sentinel.log"
 grep -q ':CONSOLE.*sentinel' "$WORK/sentinel.log" || fail "chromium's console is not visible to this test"
 shoot "$WORK/report.html" "$WORK/report.png" "$WORK/chromium.log"
 ! grep -E ':CONSOLE|Uncaught' "$WORK/chromium.log" || fail "console messages while rendering the report"
-"$OPTUNA_PYTHON" "$(dirname "$0")/screenshot_check.py" "$WORK/report.png" 0.05 || fail "the screenshot is blank"
+# Not blank, and the plots drawn: their series colour (#2f6fd0, COMPLETE trials,
+# memory and diagnostics marks) covers at least 0.2% of the page.
+"$OPTUNA_PYTHON" "$(dirname "$0")/screenshot_check.py" "$WORK/report.png" 0.05 2f6fd0:0.002 ||
+  fail "the screenshot is blank or shows no plot"
 echo "report: all checks passed"

@@ -1,8 +1,10 @@
 """Checks a PNG screenshot is not blank: decodes it (8-bit RGB or RGBA, not
 interlaced, as Chromium writes them) with the standard library only and
-requires enough non-background pixels and colours.
+requires enough non-background pixels and colours, and enough pixels of each
+given colour (within 24 per channel, for anti-aliasing): a page whose text
+renders but whose plots do not fails on the plots' series colours.
 
-usage: screenshot_check.py SHOT.png MIN_INK_FRACTION"""
+usage: screenshot_check.py SHOT.png MIN_INK_FRACTION [RRGGBB:MIN_FRACTION ...]"""
 import struct
 import sys
 import zlib
@@ -46,13 +48,20 @@ def pixels(path):
 
 
 width, height, channels, rows = pixels(sys.argv[1])
-ink, colours = 0, set()
+wanted = {bytes.fromhex(spec.split(":")[0]): float(spec.split(":")[1]) for spec in sys.argv[3:]}
+ink, colours, found, samples = 0, set(), dict.fromkeys(wanted, 0), 0
 for row in rows[::4]:
     for x in range(0, width * channels, channels * 4):
         rgb = row[x:x + 3]
+        samples += 1
         colours.add(rgb)
         ink += rgb != b"\xff\xff\xff"
-fraction = ink / (len(rows[::4]) * len(range(0, width * channels, channels * 4)))
-print(f"screenshot {width}x{height}: {fraction:.1%} non-white, {len(colours)} colours")
+        for colour in wanted:
+            found[colour] += all(abs(a - b) <= 24 for a, b in zip(rgb, colour))
+fraction = ink / samples
+print(f"screenshot {width}x{height}: {fraction:.1%} non-white, {len(colours)} colours; " +
+      ", ".join(f"#{c.hex()} {n / samples:.2%}" for c, n in found.items()))
 assert fraction >= float(sys.argv[2]), f"blank screenshot: {fraction:.2%} non-white"
 assert len(colours) >= 8, f"blank screenshot: {len(colours)} colours"
+for colour, least in wanted.items():
+    assert found[colour] / samples >= least, f"too little #{colour.hex()}: {found[colour] / samples:.2%} < {least:.2%}"
