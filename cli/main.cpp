@@ -34,15 +34,22 @@ bool parse_verb_args(const std::string& verb, const std::string& usage,
   all.add_options()("study", po::value<std::string>(), "the study file");
   po::positional_options_description positional;
   positional.add("study", 1);
+  const auto refuse = [&](const po::error& e) {
+    return UserError("bfhpo " + verb + ": " + e.what() + ". Fix: see `bfhpo " + verb + " --help`");
+  };
   try {
     po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-    po::notify(vm);
   } catch (const po::error& e) {
-    throw UserError("bfhpo " + verb + ": " + e.what() + ". Fix: see `bfhpo " + verb + " --help`");
+    throw refuse(e);
   }
-  if (vm.count("help")) {
+  if (vm.count("help")) {  // before notify, which insists on the required options
     std::cout << "usage: bfhpo " << verb << " " << usage << "\n\n" << options << "\n";
     return false;
+  }
+  try {
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw refuse(e);
   }
   if (!vm.count("study"))
     throw UserError("bfhpo " + verb + ": missing STUDY.json. Fix: bfhpo " + verb + " " + usage);
