@@ -168,3 +168,16 @@ TEST_CASE("a read-only open of an empty database writes nothing and says so") {
   CHECK(look.exec("SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()")
             .integer(0, 0) == 0);
 }
+
+TEST_CASE("a study system attribute (the metric names) is written once per key and read by another storage") {
+  TestDatabase db;
+  auto writer = open_postgres_storage(db.url(), StorageAccess::ReadWrite);
+  const int study = writer->get_or_create_study("s", StudyDirection::Minimize);
+  writer->set_study_system_attr(study, "study:metric_names", nlohmann::json::array({"val_nll"}));
+  CHECK(writer->studies().at(0).system_attrs["study:metric_names"] == nlohmann::json::array({"val_nll"}));
+  writer->set_study_system_attr(study, "study:metric_names", nlohmann::json::array({"calibration_error"}));
+  auto reader = open_postgres_storage(db.url(), StorageAccess::ReadOnly);
+  CHECK(reader->studies().at(0).system_attrs ==
+        nlohmann::json{{"study:metric_names", nlohmann::json::array({"calibration_error"})}});
+  CHECK_THROWS_AS(reader->set_study_system_attr(study, "k", 1), std::logic_error);
+}
