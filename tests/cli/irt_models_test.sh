@@ -18,7 +18,7 @@ names = json.loads(args[0])
 complete = [t for t in trials if t.state == TS.COMPLETE]
 assert complete, [t.system_attrs.get("bfhpo:fail_reason") for t in trials]
 for t in complete:
-    diagnostics = t.user_attrs["diagnostics"]
+    diagnostics = t.system_attrs["bfhpo:diagnostics"]  # user attrs hold it flattened for optuna-dashboard
     got = [p["name"] for p in diagnostics["parameters"]]
     assert got == names, (got, names)
 best = json.load(open(args[1]))
