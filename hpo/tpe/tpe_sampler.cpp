@@ -246,24 +246,46 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
       for (std::size_t d = 0; d < group.size(); ++d) candidates[c][group[d]->name] = drawn(c, d);
   }
 
-  // Keep only the parameters each candidate activates; score the active groups.
-  for (int c = 0; c < n_candidates; ++c) {
+  // Conditional groups are left out of the candidates' scores: their
+  // log-ratio, positive on average for draws from l(x), would favour the
+  // choices that activate them (on hpo_mixed: sgd, and runs stuck on it).
+  const auto& specs = request.space.params();
+  std::vector<int> best_draw_of(specs.size(), -1);  // per parameter; -1: in an unconditional group
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    if (!groups[g].front()->condition) {
+      for (int c = 0; c < n_candidates; ++c) scores[c] += group_scores[g][c];
+      continue;
+    }
+    const auto& s = group_scores[g];
+    const int best_draw = static_cast<int>(std::max_element(s.begin(), s.end()) - s.begin());
+    for (const ParamSpec* p : groups[g]) best_draw_of[static_cast<std::size_t>(p - specs.data())] = best_draw;
+  }
+  const auto activated = [&](int c, bool best_draws) {
     Params active;
-    for (const auto& spec : request.space.params())
-      if (request.space.is_active(spec, active)) active[spec.name] = candidates[c].at(spec.name);
-    for (std::size_t g = 0; g < groups.size(); ++g)
-      if (active.count(groups[g].front()->name)) scores[c] += group_scores[g][c];
-    candidates[c] = std::move(active);
+    for (std::size_t i = 0; i < specs.size(); ++i)
+      if (request.space.is_active(specs[i], active))
+        active[specs[i].name] = candidates[best_draws && best_draw_of[i] >= 0 ? best_draw_of[i] : c].at(specs[i].name);
+    return active;
+  };
+  std::vector<Params> chosen(n_candidates);
+  std::vector<bool> feasible(n_candidates, true);
+  for (int c = 0; c < n_candidates; ++c) {
+    chosen[c] = activated(c, true);
+    if (request.feasible && !request.feasible(chosen[c])) {
+      Params own = activated(c, false);
+      feasible[c] = request.feasible(own);
+      if (feasible[c]) chosen[c] = std::move(own);
+    }
   }
 
   int best = -1;
   for (int c = 0; c < n_candidates; ++c) {
-    if (request.feasible && !request.feasible(candidates[c])) continue;
+    if (!feasible[c]) continue;
     if (best < 0 || scores[c] > scores[best]) best = c;
   }
   if (best >= 0) {
     Proposal p;
-    p.params = candidates[best];
+    p.params = chosen[best];
     p.note = "tpe";
     return p;
   }
@@ -272,7 +294,7 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
   if (!fallback.feasible) {
     Eigen::Index top;
     scores.maxCoeff(&top);
-    fallback.params = candidates[top];
+    fallback.params = chosen[top];
   }
   fallback.note = "all " + std::to_string(n_candidates) + " TPE candidates were infeasible; " +
                   (fallback.feasible ? "a feasible random draw" : "no feasible draw found either");

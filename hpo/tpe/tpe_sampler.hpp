@@ -6,7 +6,12 @@
 // last intermediate value), then RUNNING trials of other workers as the worst
 // (constant liar); FAIL and WAITING trials are ignored. With `group`, the
 // space is decomposed into groups of parameters that exist together (same
-// `when` condition), each with its own multivariate estimator.
+// `when` condition), each with its own multivariate estimator; the
+// candidates compete on the unconditional group's score, and a conditional
+// group's values come from its own best-scored draw (Optuna also picks each
+// group's best on its own), so that no choice is favoured for activating
+// more groups. The veto sees each candidate with those best draws and, where
+// it refuses them, with the candidate's own.
 // bfhpo's defaults differ from Optuna in six measured ways (numbers in
 // README.md, Benchmarks), each switchable back, all at once with
 // {"preset": "optuna"} (`optuna31_tpe_options()`), which is Optuna 3.1's
