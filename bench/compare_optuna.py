@@ -138,9 +138,9 @@ def cached_optuna_quality(cache_path, seeds):
     return {name: [cached[(name, seed)] for seed in range(seeds)] for name in PROBLEMS}
 
 
-def bfhpo_quality(build, seeds, sampler):
-    out = subprocess.run([f"{build}/bench/bench_tpe_quality", str(seeds), json.dumps(sampler)],
-                         check=True, capture_output=True, text=True).stdout
+def bfhpo_quality(build, seeds, sampler, first_seed=0, workers=1):
+    out = subprocess.run([f"{build}/bench/bench_tpe_quality", str(seeds), json.dumps(sampler), str(first_seed), "",
+                          str(workers)], check=True, capture_output=True, text=True).stdout
     rows = {}
     for line in out.splitlines():
         row = json.loads(line)
@@ -157,6 +157,21 @@ def p_no_worse(ours, theirs, resamples=2000):
         b = statistics.median(rng.choice(theirs) for _ in theirs)
         wins += a <= b
     return wins / resamples
+
+
+def compare_liars(args):
+    """bfhpo's default against its sampler with Optuna's full-weight liars, both with --workers asking at once."""
+    sampler = json.loads(args.sampler)
+    ours = bfhpo_quality(args.build, args.seeds, sampler, args.first_seed, args.workers)
+    theirs = bfhpo_quality(args.build, args.seeds, {**sampler, "liar_weight": "optuna"}, args.first_seed, args.workers)
+    print(f"median best of seeds {args.first_seed}..{args.first_seed + args.seeds - 1}, {args.workers} workers; "
+          f"bfhpo {args.sampler} against the same with liar_weight optuna")
+    print(f"{'problem':16} {'n':>4} {'bfhpo':>11} {'optuna liars':>13} {'P(no worse)':>12}")
+    for name in PROBLEMS:
+        for n in BUDGETS:
+            a = [r[n] for r in ours[name]]
+            b = [r[n] for r in theirs[name]]
+            print(f"{name:16} {n:>4} {statistics.median(a):11.4f} {statistics.median(b):13.4f} {p_no_worse(a, b):12.2f}")
 
 
 def optuna_latency(n, repeats):
@@ -185,7 +200,14 @@ def main():
     parser.add_argument("--optuna-only", action="store_true", help="fill the cache and stop")
     parser.add_argument("--skip-quality", action="store_true")
     parser.add_argument("--skip-latency", action="store_true")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="> 1: bfhpo alone with this many workers asking at once, its liar weights against "
+                             "Optuna's (liar_weight optuna), seeds from --first-seed")
+    parser.add_argument("--first-seed", type=int, default=0, help="with --workers")
     args = parser.parse_args()
+    if args.workers > 1:
+        compare_liars(args)
+        return
     cache = args.cache or os.path.join(args.build, "optuna_quality.jsonl")
 
     if not args.skip_quality:

@@ -35,6 +35,7 @@ std::unique_ptr<Sampler> make_sampler(const StudySpec& spec) {
   set_flag("multivariate", o.multivariate);
   set_flag("group", o.group);
   set_flag("constant_liar", o.constant_liar);
+  set_from_choice("liar_weight", {"batch", "optuna"}, o.liar_weights, LiarWeights::Batch, LiarWeights::Optuna);
   set_flag("consider_magic_clip", o.consider_magic_clip);
   set_flag("consider_endpoints", o.consider_endpoints);
   set_flag("optuna31_kernel_scale", o.optuna31_kernel_scale);

@@ -99,8 +99,11 @@ TpeOptions optuna31_tpe_options() {
   o.optuna31_kernel_scale = true;
   o.budget_aware = false;
   o.gamma_share = 0.1;
+  o.liar_weights = LiarWeights::Optuna;
   return o;
 }
+
+double tpe_liar_weight(int n_running) { return 1.0 / (1.0 + n_running); }
 
 int tpe_gamma(int n, double share) { return std::min(static_cast<int>(std::ceil(share * n)), 25); }
 
@@ -226,10 +229,13 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
       }
       std::vector<Distribution> dims;
       for (const ParamSpec* p : group) dims.push_back(p->distribution);
-      const Eigen::ArrayXd weights =
+      Eigen::ArrayXd weights =
           from == 0 && weigh_improvement
               ? tpe_improvement_weights(values, std::get<1>(ranked[observed[n_below]].key))
               : tpe_default_weights(static_cast<int>(part.size()));
+      if (options_.liar_weights == LiarWeights::Batch)
+        for (std::size_t i = 0; i < part.size(); ++i)
+          if (ranked[part[i]].trial->state == TrialState::Running) weights[i] *= tpe_liar_weight(n - n_not_running);
       return tpe::ParzenEstimator(dims, obs, weights, options);
     };
     tpe::ParzenOptions below_options = parzen, above_options = parzen;

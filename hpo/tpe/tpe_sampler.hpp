@@ -12,7 +12,7 @@
 // group's best on its own), so that no choice is favoured for activating
 // more groups. The veto sees each candidate with those best draws and, where
 // it refuses them, with the candidate's own.
-// bfhpo's defaults differ from Optuna in six measured ways (numbers in
+// bfhpo's defaults differ from Optuna in seven measured ways (numbers in
 // README.md, Benchmarks), each switchable back, all at once with
 // {"preset": "optuna"} (`optuna31_tpe_options()`), which is Optuna 3.1's
 // algorithm exactly:
@@ -34,6 +34,10 @@
 //   where Optuna's clip stays at range / 12), and the above estimator's
 //   kernels are 0.85 of that rule's width, so g(x) keeps sharper track of
 //   where the poor trials lie;
+// - constant liar (the RUNNING trials of other workers join the above trials,
+//   as in Optuna) weighs each running trial tpe_liar_weight(n_running), not
+//   1: with several workers near the best region, full-weight liars push the
+//   candidates away from it;
 // - the below trials are weighted by their improvement on the split value
 //   (the best above trial), threshold - value, so the best trials carry the
 //   most mass (Optuna: equal weights); the prior kernel weighs their mean.
@@ -53,6 +57,7 @@ namespace bfhpo::hpo {
 
 enum class StartupDesign { LatinHypercube, Random };
 enum class BelowWeights { Improvement, Optuna };
+enum class LiarWeights { Batch, Optuna };
 
 struct TpeOptions {
   int n_startup_trials = 10;
@@ -68,6 +73,7 @@ struct TpeOptions {
   bool multivariate = true;
   bool group = true;
   bool constant_liar = true;
+  LiarWeights liar_weights = LiarWeights::Batch;
   bool consider_magic_clip = true;
   bool consider_endpoints = false;
   double prior_weight = 1.0;
@@ -76,6 +82,11 @@ struct TpeOptions {
 
 // Optuna 3.1's TPESampler(multivariate=True, group=True, constant_liar=True).
 TpeOptions optuna31_tpe_options();
+
+// bfhpo's weight of each RUNNING trial in the above estimator, where a
+// finished trial weighs 1: 1 / (1 + n_running), so however many workers ask
+// at once, their running trials together weigh less than one finished trial.
+double tpe_liar_weight(int n_running);
 
 // Optuna's default gamma (share 0.1; bfhpo's default share is 0.15) and weights.
 int tpe_gamma(int n, double share = 0.1);

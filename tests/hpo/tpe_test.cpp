@@ -382,10 +382,12 @@ TEST_CASE("constant liar: a running trial of another worker pushes proposals awa
     double x = -4.5 + 0.3 * i;
     trials.push_back(finished(space, i, {{"x", x}, {"y", 1.0}}, std::abs(x - 1.0)));
   }
-  auto mean_distance = [&](const std::vector<FrozenTrial>& history) {
+  TpeOptions optuna_liars;
+  optuna_liars.liar_weights = LiarWeights::Optuna;
+  auto mean_distance = [&](const std::vector<FrozenTrial>& history, const TpeOptions& options) {
     double total = 0;
     for (std::uint64_t seed = 0; seed < 40; ++seed) {
-      TpeSampler tpe;
+      TpeSampler tpe(options);
       Params p = tpe.sample({space, history, StudyDirection::Minimize, seed, static_cast<int>(history.size()), {}}).params;
       total += std::abs(p.at("x") - 1.0);
     }
@@ -398,7 +400,48 @@ TEST_CASE("constant liar: a running trial of another worker pushes proposals awa
     running.value.reset();
     with_running.push_back(running);
   }
-  CHECK(mean_distance(with_running) > mean_distance(trials));
+  const double alone = mean_distance(trials, {});
+  CHECK(mean_distance(with_running, {}) > alone);
+  // Six full-weight liars (Optuna) push harder than six weighing 1/7 each (bfhpo).
+  CHECK(mean_distance(with_running, optuna_liars) > mean_distance(with_running, {}));
+  CHECK(mean_distance(trials, optuna_liars) == alone);
+}
+
+TEST_CASE("liar weight: each running trial weighs 1 / (1 + running), all of them together less than one finished trial") {
+  CHECK(tpe_liar_weight(1) == 0.5);
+  for (int running = 1; running < 64; ++running) {
+    CHECK(tpe_liar_weight(running + 1) < tpe_liar_weight(running));
+    CHECK(running * tpe_liar_weight(running) < 1.0);
+  }
+  CHECK(TpeOptions{}.liar_weights == LiarWeights::Batch);
+  CHECK(optuna31_tpe_options().liar_weights == LiarWeights::Optuna);
+  // The key reaches the sampler: with other workers' trials running, "optuna" proposes otherwise.
+  const json space = json::parse(R"({"x": {"type": "float", "low": -5, "high": 5},
+                                     "y": {"type": "float", "low": -5, "high": 5}})");
+  const SearchSpace plane_space = plane();
+  std::vector<FrozenTrial> trials;
+  for (int i = 0; i < 20; ++i) trials.push_back(finished(plane_space, i, {{"x", i * 0.4 - 4}, {"y", 0.5}}, std::abs(i * 0.4 - 4)));
+  for (int r = 0; r < 6; ++r) {
+    trials.push_back(finished(plane_space, 20 + r, {{"x", 0.05 * r}, {"y", 0.5}}, 0));
+    trials.back().state = TrialState::Running;
+    trials.back().value.reset();
+  }
+  const auto proposals = [&](Sampler& sampler) {
+    std::vector<Params> out;
+    for (int number = 26; number < 46; ++number)
+      out.push_back(sampler.sample({plane_space, trials, StudyDirection::Minimize, 2, number, {}}).params);
+    return out;
+  };
+  const auto from_section = [&](const json& sampler_section) {
+    const StudySpec spec = parse_study_spec({{"name", "s"}, {"seed", 2}, {"sampler", sampler_section}, {"search_space", space}}, "s.json");
+    return proposals(*make_sampler(spec));
+  };
+  TpeOptions optuna_liars;
+  optuna_liars.liar_weights = LiarWeights::Optuna;
+  TpeSampler bfhpo_defaults, with_optuna_liars(optuna_liars);
+  CHECK(from_section({{"type", "tpe"}, {"liar_weight", "optuna"}}) == proposals(with_optuna_liars));
+  CHECK(from_section({{"type", "tpe"}}) == proposals(bfhpo_defaults));
+  CHECK(proposals(bfhpo_defaults) != proposals(with_optuna_liars));
 }
 
 TEST_CASE("the Parzen estimator's log density equals Optuna 3.1's on the same observations") {
