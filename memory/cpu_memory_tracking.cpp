@@ -4,9 +4,11 @@
 #include <c10/core/CPUAllocator.h>
 #include <c10/util/Exception.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <iomanip>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
@@ -28,24 +30,53 @@ std::atomic<int64_t> g_peak_bytes{0};
 std::atomic<int64_t> g_budget_bytes{0};
 std::atomic<c10::Allocator*> g_tracking_allocator{nullptr};
 
+// Blocks of at least this size are kept for reuse when freed. Smaller ones
+// glibc's heap reuses itself; larger ones it maps fresh from the kernel on
+// every allocation (its mmap threshold tops out at 32 MiB), and each page
+// of a fresh mapping costs a zero-filling page fault on first touch.
+constexpr size_t kMinCachedBytes = size_t{1} << 20;
+// A cached block serves a request of at least 1/kMaxSlack of its size.
+constexpr size_t kMaxSlack = 2;
+
 // A live allocation: the wrapped allocator's DataPtr (which frees the memory
-// when destroyed) and the bytes counted for it.
+// when destroyed), the bytes counted for it and the bytes the block holds
+// (more when it came from the cache).
 struct LiveAllocation {
   c10::DataPtr wrapped;
   int64_t bytes = 0;
+  size_t capacity = 0;
 };
 
 // Keyed by data pointer, so the DataPtr handed out keeps context == data: the
 // raw_allocate / raw_deallocate interface (used by oneDNN) and 2.x's
 // is_simple_data_ptr keep working. Never destroyed (see g_current_bytes).
-struct LiveAllocations {
+// `cached`: freed large blocks by capacity. A block is cached only while the
+// live bytes plus the cache stay within the most bytes ever live at once
+// (`high_water`), so the process never holds more than its largest working
+// set.
+struct Allocations {
   std::mutex mutex;
   std::unordered_map<void*, LiveAllocation> by_data;
+  std::multimap<size_t, c10::DataPtr> cached;
+  size_t cached_bytes = 0;
+  int64_t high_water = 0;
 };
 
-LiveAllocations& live_allocations() {
-  static auto* live = new LiveAllocations;
-  return *live;
+Allocations& allocations() {
+  static auto* all = new Allocations;
+  return *all;
+}
+
+// The smallest cached block that serves `n` bytes, taken out of the cache;
+// an empty DataPtr when none does.
+c10::DataPtr take_cached(Allocations& all, size_t n, size_t& capacity) {
+  auto it = all.cached.lower_bound(n);
+  if (it == all.cached.end() || it->first / kMaxSlack > n) return {};
+  capacity = it->first;
+  c10::DataPtr block = std::move(it->second);
+  all.cached.erase(it);
+  all.cached_bytes -= capacity;
+  return block;
 }
 
 void raise_peak(int64_t bytes) {
@@ -74,13 +105,18 @@ void free_tracked(void* data) {
   if (data == nullptr) return;
   LiveAllocation live;
   {
-    auto& allocations = live_allocations();
-    std::lock_guard<std::mutex> lock(allocations.mutex);
-    auto it = allocations.by_data.find(data);
-    TORCH_INTERNAL_ASSERT(it != allocations.by_data.end(),
-                          "bfhpo CPU tracking allocator: freeing a pointer it did not allocate");
+    auto& all = allocations();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    auto it = all.by_data.find(data);
+    TORCH_INTERNAL_ASSERT(it != all.by_data.end(), "bfhpo CPU tracking allocator: freeing a pointer it did not allocate");
     live = std::move(it->second);
-    allocations.by_data.erase(it);
+    all.by_data.erase(it);
+    const int64_t live_after = g_current_bytes.load() - live.bytes;
+    if (live.capacity >= kMinCachedBytes &&
+        live_after + static_cast<int64_t>(all.cached_bytes + live.capacity) <= all.high_water) {
+      all.cached.emplace(live.capacity, std::move(live.wrapped));
+      all.cached_bytes += live.capacity;
+    }
   }
   live.wrapped.clear();
   g_current_bytes.fetch_sub(live.bytes);
@@ -106,10 +142,12 @@ class TrackingAllocatorCore : public c10::Allocator {
     const int64_t budget = g_budget_bytes.load();
     if (budget > 0 && in_use > budget) {
       g_current_bytes.fetch_sub(bytes);
+      release_cpu_cache();
       throw_over_budget(bytes, in_use - bytes, budget);
     }
     try {
-      c10::DataPtr wrapped = wrapped_->allocate(n);
+      size_t capacity = n;
+      c10::DataPtr wrapped = n >= kMinCachedBytes ? reuse_or_allocate(n, capacity) : wrapped_->allocate(n);
       void* data = wrapped.get();
       const c10::Device device = wrapped.device();
       if (data == nullptr) {
@@ -117,9 +155,10 @@ class TrackingAllocatorCore : public c10::Allocator {
         return c10::DataPtr(nullptr, nullptr, &free_tracked, device);
       }
       {
-        auto& allocations = live_allocations();
-        std::lock_guard<std::mutex> lock(allocations.mutex);
-        allocations.by_data.emplace(data, LiveAllocation{std::move(wrapped), bytes});
+        auto& all = allocations();
+        std::lock_guard<std::mutex> lock(all.mutex);
+        all.by_data.emplace(data, LiveAllocation{std::move(wrapped), bytes, capacity});
+        all.high_water = std::max(all.high_water, in_use);
       }
       raise_peak(in_use);
       return c10::DataPtr(data, data, &free_tracked, device);
@@ -130,6 +169,23 @@ class TrackingAllocatorCore : public c10::Allocator {
   }
 
  private:
+  // A cached block for `n` bytes, else a fresh one; when the system refuses
+  // a fresh one, the cache is returned to it and the allocation tried again.
+  c10::DataPtr reuse_or_allocate(size_t n, size_t& capacity) const {
+    auto& all = allocations();
+    {
+      std::lock_guard<std::mutex> lock(all.mutex);
+      c10::DataPtr block = take_cached(all, n, capacity);
+      if (block) return block;
+    }
+    try {
+      return wrapped_->allocate(n);
+    } catch (...) {
+      release_cpu_cache();
+      return wrapped_->allocate(n);
+    }
+  }
+
   c10::Allocator* wrapped_;
 };
 
@@ -190,6 +246,20 @@ void reset_cpu_peak() {
 }
 
 int64_t cpu_memory_budget() { return g_budget_bytes.load(); }
+
+int64_t cpu_cached_bytes() {
+  auto& all = allocations();
+  std::lock_guard<std::mutex> lock(all.mutex);
+  return static_cast<int64_t>(all.cached_bytes);
+}
+
+void release_cpu_cache() noexcept {
+  auto& all = allocations();
+  std::multimap<size_t, c10::DataPtr> blocks;  // freed after the lock is released
+  std::lock_guard<std::mutex> lock(all.mutex);
+  blocks.swap(all.cached);
+  all.cached_bytes = 0;
+}
 
 CpuMemoryBudget::CpuMemoryBudget(int64_t bytes) {
   if (bytes <= 0) {

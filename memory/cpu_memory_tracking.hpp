@@ -9,6 +9,17 @@
 // their own deleter and never counted (the count cannot go negative). Bytes
 // are the bytes asked of the allocator (a tensor's storage nbytes), exact,
 // without the system allocator's alignment or headers.
+//
+// Like CUDA's caching allocator, it keeps freed blocks of 1 MiB and more for
+// reuse: glibc maps blocks over its mmap threshold (<= 32 MiB) fresh from the
+// kernel on every allocation, and touching a fresh page costs a page fault,
+// which made a CPU training step up to ~1.7x slower. A cached block serves a
+// request of at least half its size. Cached blocks hold no tensor: they count
+// neither in the current/peak bytes nor against a budget. A freed block is
+// cached only while live bytes plus the cache stay within the most bytes ever
+// live at once. release_cpu_cache returns the cache to the system; it runs in
+// safe_empty_cache, before an allocation over the budget throws, and before a
+// fresh allocation the system refused is retried.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +39,10 @@ void reset_cpu_peak();
 
 // The budget in force, in bytes; 0 when none.
 int64_t cpu_memory_budget();
+
+// Bytes of freed blocks kept for reuse / returns them to the system.
+int64_t cpu_cached_bytes();
+void release_cpu_cache() noexcept;
 
 // RAII: while alive, tracked CPU bytes may not exceed `bytes` (> 0, else
 // std::invalid_argument); the destructor restores the budget that was in force

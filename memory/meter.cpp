@@ -66,7 +66,7 @@ MemorySnapshot MemoryMeter::snapshot() const {
 #endif
   const int64_t current = cpu_current_bytes();
   // An allocation between the two reads may count before it raises the peak.
-  return {current, std::max(current, cpu_peak_bytes()), current};
+  return {current, std::max(current, cpu_peak_bytes()), current + cpu_cached_bytes()};
 }
 
 void MemoryMeter::reset_peak() {

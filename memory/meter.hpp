@@ -1,7 +1,8 @@
 // MemoryMeter: current and peak bytes of one device, the measurement the
 // memory estimator is checked against and the probe reports.
 //   CPU:  the tracking allocator's exact tensor bytes (cpu_memory_tracking.hpp,
-//         installed by the meter); reserved == current (nothing is cached).
+//         installed by the meter); reserved = current + the freed blocks
+//         it keeps for reuse (cpu_cached_bytes).
 //   CUDA: the caching allocator's statistics for the device: allocated bytes
 //         (current, peak) and reserved bytes (allocated + cached segments).
 // Peaks are process wide per device: two meters on one device share them.

@@ -1,5 +1,7 @@
 #include "memory/oom.hpp"
 
+#include "memory/cpu_memory_tracking.hpp"
+
 #include <c10/util/Exception.h>
 
 #if defined(BFHPO_WITH_CUDA) && __has_include(<c10/cuda/CUDACachingAllocator.h>)
@@ -74,6 +76,7 @@ std::optional<int64_t> oom_requested_bytes(const std::exception& error) {
 }
 
 void safe_empty_cache() noexcept {
+  release_cpu_cache();
 #ifdef BFHPO_MEMORY_HAS_CUDA
   try {
     if (torch::cuda::is_available()) c10::cuda::CUDACachingAllocator::emptyCache();

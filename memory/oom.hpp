@@ -27,9 +27,9 @@ bool is_oom_error(const std::exception& error);
 // caching allocator and the CPU budget both say it); none when not stated.
 std::optional<int64_t> oom_requested_bytes(const std::exception& error);
 
-// Returns the CUDA caching allocator's free cached blocks to the driver, so the
-// next attempt after an OOM starts from live tensors only. A no-op when this
-// build has no CUDA or no GPU is present. Never throws.
+// Returns the CUDA caching allocator's free cached blocks to the driver and the
+// CPU tracking allocator's to the system (release_cpu_cache), so the next
+// attempt after an OOM starts from live tensors only. Never throws.
 void safe_empty_cache() noexcept;
 
 }  // namespace bfhpo::memory

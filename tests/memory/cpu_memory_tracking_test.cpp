@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -189,4 +191,101 @@ TEST_CASE("cpu budget: a too-small budget fails a real training step without lea
   loss.backward();
   CHECK(cpu_peak_bytes() - baseline == step_peak);
   drop_grads();
+}
+
+namespace {
+
+constexpr int64_t kMiB = int64_t{1} << 20;
+
+torch::Tensor bytes_tensor(int64_t bytes) { return torch::empty({bytes}, torch::kUInt8); }
+
+}  // namespace
+
+TEST_CASE("cpu cache: a freed large block serves the next request it fits, counted only while held") {
+  install_cpu_memory_tracking();
+  release_cpu_cache();
+  const int64_t before = cpu_current_bytes();
+  void* first = nullptr;
+  {
+    auto t = bytes_tensor(4 * kMiB);
+    first = t.data_ptr();
+  }
+  CHECK(cpu_current_bytes() == before);
+  CHECK(cpu_cached_bytes() == 4 * kMiB);
+  {
+    auto u = bytes_tensor(3 * kMiB);
+    CHECK(u.data_ptr() == first);
+    CHECK(cpu_current_bytes() == before + 3 * kMiB);
+    CHECK(cpu_cached_bytes() == 0);
+  }
+  CHECK(cpu_cached_bytes() == 4 * kMiB);
+  {
+    // Under half the block: a block of its own, the cached one stays.
+    auto small = bytes_tensor(kMiB + 1);
+    CHECK(small.data_ptr() != first);
+    CHECK(cpu_cached_bytes() == 4 * kMiB);
+  }
+  safe_empty_cache();
+  CHECK(cpu_cached_bytes() == 0);
+  CHECK(cpu_current_bytes() == before);
+}
+
+TEST_CASE("cpu cache: blocks under 1 MiB are not cached") {
+  install_cpu_memory_tracking();
+  release_cpu_cache();
+  { auto t = bytes_tensor(kMiB - 1); }
+  CHECK(cpu_cached_bytes() == 0);
+}
+
+TEST_CASE("cpu cache property: under a budget, random allocations and frees count exactly what tensors hold") {
+  // Whatever the cache holds, the tracked bytes are the live tensors' bytes,
+  // the peak their maximum, an allocation throws exactly when the live bytes
+  // plus its own exceed the budget, and allocations are served from the cache
+  // (it shrinks when one is taken from it).
+  install_cpu_memory_tracking();
+  release_cpu_cache();
+  const int64_t before = cpu_current_bytes();
+  const int64_t budget = before + 24 * kMiB;
+  std::mt19937_64 random(7);
+  std::vector<torch::Tensor> held;
+  int64_t live = before;
+  int64_t most = before;
+  int ooms = 0;
+  int reused = 0;
+  {
+    CpuMemoryBudget scope(budget);
+    reset_cpu_peak();
+    for (int op = 0; op < 400; ++op) {
+      if (!held.empty() && random() % 3 == 0) {
+        const size_t k = random() % held.size();
+        live -= held[k].nbytes();
+        held.erase(held.begin() + static_cast<long>(k));
+      } else {
+        const int64_t bytes = static_cast<int64_t>(random() % static_cast<uint64_t>(10 * kMiB)) + 1;
+        const bool fits = live + bytes <= budget;
+        const int64_t cached_before = cpu_cached_bytes();
+        bool thrown = false;
+        try {
+          held.push_back(bytes_tensor(bytes));
+          live += bytes;
+          if (cpu_cached_bytes() < cached_before) ++reused;
+        } catch (const c10::OutOfMemoryError&) {
+          thrown = true;
+          ++ooms;
+          CHECK(cpu_cached_bytes() == 0);  // a refusal returns the cache first
+        }
+        REQUIRE(thrown == !fits);
+      }
+      most = std::max(most, live);
+      REQUIRE(cpu_current_bytes() == live);
+      REQUIRE(cpu_peak_bytes() == most);
+    }
+  }
+  CHECK(ooms > 10);    // the sequence did test the budget
+  CHECK(reused > 10);  // and the cache
+  held.clear();
+  CHECK(cpu_current_bytes() == before);
+  CHECK(cpu_cached_bytes() > 0);
+  release_cpu_cache();
+  CHECK(cpu_cached_bytes() == 0);
 }
