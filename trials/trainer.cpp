@@ -77,6 +77,10 @@ void Trainer::set_batch_size(int64_t batch_size) {
 }
 
 double Trainer::train_step() {
+  return train_step(simulator_.sample(options_.batch_size, static_cast<uint64_t>(steps_completed_)));
+}
+
+double Trainer::train_step(const models::SimulatedBatch& batch) {
   approximator_->train();
   for (auto& group : optimizer_.param_groups())
     static_cast<torch::optim::AdamOptions&>(group.options()).lr(learning_rate_at(steps_completed_));
@@ -86,7 +90,6 @@ double Trainer::train_step() {
   for (const auto& buffer : approximator_->buffers()) buffers_before.push_back(buffer.clone());
   double loss_value = 0.0;
   try {
-    const auto batch = simulator_.sample(options_.batch_size, static_cast<uint64_t>(steps_completed_));
     optimizer_.zero_grad();
     const auto terms = approximator_->loss(batch.responses, batch.item_params, batch.mask);
     loss_value = terms.total.item<double>();

@@ -92,6 +92,9 @@ class Trainer {
   TrainingSummary fit(const EpochCallback& on_epoch = {}, const StepCallback& on_step = {});
   // One optimisation step on the next batch; returns its loss.
   double train_step();
+  // The same step on a given batch instead of the next simulated one (a
+  // benchmark feeding both bfhpo and a Python peer the same data).
+  double train_step(const models::SimulatedBatch& batch);
   // NLL per item over the validation set in the original parameter space
   // (comparable across trials and with the prior's), in eval mode without gradients.
   double validation_loss();
