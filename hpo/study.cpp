@@ -1,6 +1,7 @@
 #include "hpo/study.hpp"
 
 #include "common/user_error.hpp"
+#include "hpo/fixed_params.hpp"
 #include "hpo/storage/open_storage.hpp"
 #include "hpo/storage/postgres_url.hpp"
 #include "hpo/storage/process_liveness.hpp"
@@ -11,7 +12,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <iostream>
 #include <map>
+#include <random>
 #include <set>
 #include <stdexcept>
 
@@ -31,7 +34,9 @@ std::optional<Worker> worker_of(const FrozenTrial& trial) {
       !w["pid"].is_number_integer())
     return std::nullopt;
   Worker worker{w["host"].get<std::string>(), w["pid"].get<long>()};
-  worker.liveness = process_liveness(worker.host, worker.pid);
+  std::optional<unsigned long long> start_time;  // absent in records of bfhpo before pid-reuse detection
+  if (w.contains("start_time") && w["start_time"].is_number_unsigned()) start_time = w["start_time"].get<unsigned long long>();
+  worker.liveness = process_liveness(worker.host, worker.pid, start_time);
   return worker;
 }
 
@@ -94,6 +99,7 @@ nlohmann::json heartbeat_attrs() { return {{kHeartbeatAttr, unix_seconds_now()}}
 nlohmann::json worker_attrs() {
   nlohmann::json attrs = heartbeat_attrs();
   attrs[kWorkerAttr] = {{"host", this_host()}, {"pid", ::getpid()}};
+  if (const auto start_time = process_start_time(::getpid())) attrs[kWorkerAttr]["start_time"] = *start_time;
   return attrs;
 }
 
@@ -133,16 +139,69 @@ Study::Study(StudySpec spec, std::unique_ptr<Storage> storage, std::unique_ptr<S
   spec_.search_space.check_compatible(storage_->trials_of(study_id_), spec_.source.string());
 }
 
-std::optional<AskedTrial> Study::claim_waiting(const Admission& admit, const nlohmann::json& system_attrs) {
-  const std::optional<int> trial_id = storage_->claim_waiting_trial(study_id_, admit, system_attrs);
-  if (!trial_id) return std::nullopt;
-  const FrozenTrial& claimed = storage_->trial(*trial_id);
-  AskedTrial asked;
-  asked.number = claimed.number;
-  asked.trial_id = *trial_id;
-  asked.params = claimed.params;
-  asked.from_queue = true;
-  return asked;
+std::optional<AskedTrial> Study::claim_waiting(const Admission& admit, const nlohmann::json& system_attrs,
+                                               const FeasiblePredicate& feasible) {
+  for (;;) {
+    const std::optional<int> trial_id = storage_->claim_waiting_trial(study_id_, admit, system_attrs);
+    if (!trial_id) return std::nullopt;
+    const FrozenTrial claimed = storage_->trial(*trial_id);  // a copy: the writes below move the storage's
+    AskedTrial asked;
+    asked.number = claimed.number;
+    asked.trial_id = *trial_id;
+    asked.from_queue = true;
+    const auto fixed_params = claimed.system_attrs.find(kFixedParamsAttr);
+    if (fixed_params == claimed.system_attrs.end() && !claimed.params.empty()) {  // bfhpo enqueue, a re-queued copy
+      asked.params = claimed.params;
+      return asked;
+    }
+    Params fixed = claimed.params;  // params already recorded win over fixed_params, as in Optuna's suggest
+    if (fixed_params != claimed.system_attrs.end()) {
+      const FixedParams read = read_fixed_params(*fixed_params, spec_.search_space);
+      for (const std::string& warning : read.warnings)
+        std::cerr << "bfhpo: warning: trial " << asked.number << ": " << warning << "\n";
+      if (!read.unusable.empty()) {
+        const std::string reason = "its enqueued params cannot run: " + read.unusable;
+        std::cerr << "bfhpo: warning: trial " << asked.number << " is FAIL: " << reason << "\n";
+        storage_->set_trial_system_attr(*trial_id, kFailReasonAttr, reason);
+        storage_->set_trial_state_values(*trial_id, TrialState::Fail);
+        continue;
+      }
+      fixed.insert(read.params.begin(), read.params.end());
+    }
+    complete_queued_trial(asked, claimed.params, fixed, feasible);
+    return asked;
+  }
+}
+
+void Study::complete_queued_trial(AskedTrial& asked, const Params& recorded, const Params& fixed,
+                                  const FeasiblePredicate& feasible) {
+  const SearchSpace& space = spec_.search_space;
+  Params proposal;
+  if (!covers_active(space, fixed)) {
+    if (!sampler_) throw std::logic_error("Study: ask on a study opened without a sampler");
+    // The sampler proposes the rest; its candidates are judged with the fixed values in place.
+    FeasiblePredicate feasible_with_fixed;
+    if (feasible)
+      feasible_with_fixed = [&](const Params& candidate) {
+        return feasible(complete_assignment(space, fixed, candidate, [] { return 0.5; }));
+      };
+    const std::vector<FrozenTrial>& trials = storage_->trials_of(study_id_);
+    SampleRequest request{space, TrialSpan(trials), spec_.direction, spec_.seed, asked.number, feasible_with_fixed};
+    asked.proposal = sampler_->sample(request);
+    proposal = asked.proposal.params;
+  }
+  // Parameters that a fixed parent newly activates and the proposal lacks come from their prior.
+  std::mt19937_64 rng(trial_rng_seed(spec_.seed, asked.number) + 1);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  asked.params = complete_assignment(space, fixed, proposal, [&] { return uniform(rng); });
+  Params unrecorded;
+  std::map<std::string, Distribution> distributions;
+  for (const auto& [name, value] : asked.params) {
+    if (recorded.count(name)) continue;
+    unrecorded[name] = value;
+    distributions.emplace(name, space.find(name)->distribution);
+  }
+  if (!unrecorded.empty()) storage_->set_trial_params(asked.trial_id, unrecorded, distributions);
 }
 
 AskedTrial Study::fill_new_trial(int trial_id, const FeasiblePredicate& feasible) {
@@ -164,13 +223,13 @@ AskedTrial Study::fill_new_trial(int trial_id, const FeasiblePredicate& feasible
 }
 
 AskedTrial Study::ask(const FeasiblePredicate& feasible) {
-  if (auto waiting = claim_waiting(always, heartbeat_attrs())) return *waiting;
+  if (auto waiting = claim_waiting(always, heartbeat_attrs(), feasible)) return *waiting;
   return fill_new_trial(*storage_->create_trial_if(study_id_, always, heartbeat_attrs()), feasible);
 }
 
 std::optional<AskedTrial> Study::ask_if_room(const FeasiblePredicate& feasible) {
   const Admission admit = room_below(spec_.n_trials);
-  if (auto waiting = claim_waiting(admit, worker_attrs())) return waiting;
+  if (auto waiting = claim_waiting(admit, worker_attrs(), feasible)) return waiting;
   const auto created = storage_->create_trial_if(study_id_, admit, worker_attrs());
   if (!created) return std::nullopt;
   return fill_new_trial(*created, feasible);

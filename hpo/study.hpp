@@ -25,7 +25,8 @@ namespace bfhpo::hpo {
 // System attribute names bfhpo records on trials.
 inline constexpr const char* kFailReasonAttr = "bfhpo:fail_reason";   // why a trial is FAIL / PRUNED
 inline constexpr const char* kRequeuedFromAttr = "bfhpo:requeued_from";  // on a WAITING copy: the FAIL trial's number
-inline constexpr const char* kWorkerAttr = "bfhpo:worker";  // {"host", "pid"} of the process running the trial
+// {"host", "pid", "start_time"} of the process running the trial (start_time: see process_liveness.hpp)
+inline constexpr const char* kWorkerAttr = "bfhpo:worker";
 // Study system attribute of Optuna's Study.set_metric_names (optuna-dashboard's axis titles).
 inline constexpr const char* kMetricNamesAttr = "study:metric_names";
 
@@ -34,7 +35,7 @@ struct AskedTrial {
   int trial_id = 0;
   Params params;
   bool from_queue = false;  // a WAITING (enqueued or re-queued) trial was claimed
-  Proposal proposal;        // what the sampler said (empty when from_queue)
+  Proposal proposal;        // what the sampler said (empty when the queued trial left nothing to sample)
 };
 
 class Study {
@@ -55,7 +56,9 @@ class Study {
   int study_id() const { return study_id_; }
 
   // Claims the oldest WAITING trial if any, else creates a RUNNING trial and
-  // fills it with the sampler's proposal. Records the trial RUNNING.
+  // fills it with the sampler's proposal. Records the trial RUNNING. A WAITING
+  // trial that Optuna's enqueue_trial queued runs with its "fixed_params" and
+  // sampled values for the params it does not fix.
   AskedTrial ask(const FeasiblePredicate& feasible = {});
   // As ask, for workers that share the study: a WAITING trial is claimed or
   // a new trial created only while the study's finished plus RUNNING trials
@@ -112,7 +115,17 @@ class Study {
  private:
   int trial_id_of(int number);
   void refuse_if_held_by_another_worker(const FrozenTrial& trial) const;
-  std::optional<AskedTrial> claim_waiting(const Admission& admit, const nlohmann::json& system_attrs);
+  // Claims the oldest WAITING trial (admit, system_attrs as the storage's
+  // claim_waiting_trial) and gives it its params: those recorded on it, else
+  // Optuna's enqueued "fixed_params" (hpo/fixed_params.hpp) with the sampler
+  // proposing the rest. A trial whose fixed params cannot run is FAIL and
+  // the next WAITING trial is claimed.
+  std::optional<AskedTrial> claim_waiting(const Admission& admit, const nlohmann::json& system_attrs,
+                                          const FeasiblePredicate& feasible);
+  // Completes a claimed trial's params from `fixed` (recorded ones included)
+  // and records those not `recorded` yet.
+  void complete_queued_trial(AskedTrial& asked, const Params& recorded, const Params& fixed,
+                             const FeasiblePredicate& feasible);
   AskedTrial fill_new_trial(int trial_id, const FeasiblePredicate& feasible);
 
   StudySpec spec_;

@@ -37,7 +37,9 @@ bool held_by_dead_bfhpo(const std::filesystem::path& lock) {
   std::string tag, host;
   long pid = 0;
   if (!(in >> tag >> host >> pid) || tag != "bfhpo") return false;
-  return process_liveness(host, pid) == Liveness::Gone;
+  std::optional<unsigned long long> start_time;  // absent in locks of bfhpo before pid-reuse detection
+  if (unsigned long long start = 0; in >> start) start_time = start;
+  return process_liveness(host, pid, start_time) == Liveness::Gone;
 }
 
 bool same_time(const timespec& a, const timespec& b) { return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec; }
@@ -48,7 +50,9 @@ JournalFileLock::JournalFileLock(const std::filesystem::path& journal, double gr
     : lock_path_(journal.string() + ".lock"), grace_s_(grace_s) {}
 
 void JournalFileLock::acquire() {
-  const std::string record = "bfhpo " + this_host() + " " + std::to_string(::getpid()) + "\n";
+  const auto start_time = process_start_time(::getpid());
+  const std::string record = "bfhpo " + this_host() + " " + std::to_string(::getpid()) +
+                             (start_time ? " " + std::to_string(*start_time) : std::string()) + "\n";
   auto pause = std::chrono::microseconds(500);
   const auto started = Clock::now();
   auto last_warning = started;

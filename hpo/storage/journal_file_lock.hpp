@@ -4,11 +4,12 @@
 // it a symlink, its JournalFileOpenLock a file opened with O_CREAT|O_EXCL;
 // either one makes the other's creation fail, so holding that entry excludes
 // both protocols. bfhpo creates it with O_EXCL (the open lock) and writes
-// "bfhpo <host> <pid>" into it. Release is Optuna's: rename the entry to
+// "bfhpo <host> <pid> <start time>" into it (process_liveness.hpp; older
+// bfhpo wrote no start time, and such locks are still read). Release is Optuna's: rename the entry to
 // "<journal>.lock<uuid>.rename", then unlink that.
 //
 // A lock left by a dead holder: one bfhpo recorded on this host whose process
-// is gone is broken at once; any other (Optuna's, or from another host) is
+// is gone (or whose pid now runs a process started at another time) is broken at once; any other (Optuna's, or from another host) is
 // broken once its entry has not changed for `grace_s` seconds as this process
 // watches it, Optuna 5's rule (30 s; Optuna 3.1 never breaks a lock). Breaking
 // is Optuna's release; if the entry renamed turns out to be a fresh lock and

@@ -24,9 +24,9 @@ expect_user_error() {
   grep -qF "Fix:" "$WORK/err" || fail "message lacks a fix: $(cat "$WORK/err")"
 }
 
-write_study() {  # write_study FILE [N_TRIALS]
+write_study() {  # write_study FILE [N_TRIALS] [EXTRA: more top-level members, e.g. '"storage": "URL",']
   cat > "$1" <<JSON
-{"name": "demo", "direction": "minimize", "n_trials": ${2:-20}, "seed": 1,
+{"name": "demo", "direction": "minimize", "n_trials": ${2:-20}, "seed": 1, ${3:-}
  "sampler": {"type": "tpe"},
  "search_space": {
    "lr":    {"type": "float", "low": 1e-4, "high": 1e-1, "log": true},

@@ -114,7 +114,7 @@ TEST_CASE("a writer waits while Optuna holds its symlink or open lock, then writ
   }
 }
 
-TEST_CASE("a lock left by a dead bfhpo process on this host is broken at once, a foreign one after the grace") {
+TEST_CASE("a lock left by a dead bfhpo process on this host (or a reused pid) is broken at once, a foreign one after the grace") {
   ScratchDir scratch("stale_lock");
   std::ofstream(scratch.journal()).flush();
   const fs::path lock_path = scratch.journal().string() + ".lock";
@@ -130,6 +130,33 @@ TEST_CASE("a lock left by a dead bfhpo process on this host is broken at once, a
   {
     // A live process's lock (this one's pid, another lock object) is not broken without the grace.
     std::ofstream(lock_path) << "bfhpo " << this_host() << " " << ::getpid() << "\n";
+    JournalFileLock lock(scratch.journal(), 3600.0);
+    auto taken = std::async(std::launch::async, [&] { lock.acquire(); });
+    CHECK(taken.wait_for(std::chrono::milliseconds(300)) == std::future_status::timeout);
+    fs::remove(lock_path);
+    taken.get();
+    lock.release();
+  }
+  {
+    // This pid with another start time: the pid was reused, the holder is gone; broken at once.
+    std::ofstream(lock_path) << "bfhpo " << this_host() << " " << ::getpid() << " "
+                             << *process_start_time(::getpid()) + 1 << "\n";
+    JournalFileLock lock(scratch.journal(), 30.0);  // were it not broken, the grace ends the wait after the failure
+    auto taken = std::async(std::launch::async, [&] { lock.acquire(); });
+    REQUIRE(taken.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+    taken.get();
+    std::ifstream held(lock_path);
+    std::string tag, host;
+    long pid = 0;
+    unsigned long long start = 0;
+    CHECK((held >> tag >> host >> pid >> start));  // the new holder's record has its start time
+    CHECK(start == *process_start_time(::getpid()));
+    lock.release();
+  }
+  {
+    // This pid with its own start time: alive, not broken without the grace.
+    std::ofstream(lock_path) << "bfhpo " << this_host() << " " << ::getpid() << " " << *process_start_time(::getpid())
+                             << "\n";
     JournalFileLock lock(scratch.journal(), 3600.0);
     auto taken = std::async(std::launch::async, [&] { lock.acquire(); });
     CHECK(taken.wait_for(std::chrono::milliseconds(300)) == std::future_status::timeout);

@@ -2,6 +2,7 @@
 #include "hpo/sampler_factory.hpp"
 #include "hpo/storage/process_liveness.hpp"
 #include "hpo/study.hpp"
+#include "scratch_folder.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -21,14 +22,8 @@ using nlohmann::json;
 
 namespace {
 
-struct ScratchStudy {
-  std::filesystem::path dir;
-  explicit ScratchStudy(const std::string& tag) {
-    dir = std::filesystem::temp_directory_path() / ("bfhpo_study_test_" + tag + "_" + std::to_string(::getpid()));
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-  }
-  ~ScratchStudy() { std::filesystem::remove_all(dir); }
+struct ScratchStudy : ScratchFolder {
+  explicit ScratchStudy(const std::string& tag) : ScratchFolder("study_test", tag) {}
 
   StudySpec spec(int n_trials = 20, const std::string& sampler = "tpe", std::uint64_t seed = 3) const {
     json document = json::parse(R"({
@@ -203,6 +198,44 @@ TEST_CASE("a RUNNING trial whose worker process on this host is gone is re-queue
   CHECK(study.fail_and_requeue(mine.number, "interrupted (Ctrl-C)"));
   CHECK_FALSE(study.fail_and_requeue(mine.number, "twice"));  // already FAIL
   CHECK(restarted.ask().params == mine.params);
+}
+
+TEST_CASE("a worker record whose pid now runs another process is a gone worker; a record without a start time is judged by the pid") {
+  ScratchStudy scratch("reused_pid");
+  StudySpec spec = scratch.spec(4);
+  Study study = open(spec);
+  const pid_t live = ::fork();  // stands for whatever process reused the pid
+  if (live == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  const auto started = process_start_time(live);
+  REQUIRE(started);
+  AskedTrial reused = *study.ask_if_room();
+  study.storage().set_trial_system_attr(reused.trial_id, kWorkerAttr,
+                                        {{"host", this_host()}, {"pid", live}, {"start_time", *started - 1}});
+  AskedTrial running = *study.ask_if_room();
+  study.storage().set_trial_system_attr(running.trial_id, kWorkerAttr,
+                                        {{"host", this_host()}, {"pid", live}, {"start_time", *started}});
+  AskedTrial older_record = *study.ask_if_room();
+  study.storage().set_trial_system_attr(older_record.trial_id, kWorkerAttr, {{"host", this_host()}, {"pid", live}});
+
+  Study other = open(spec);
+  CHECK(other.recover_stale_trials() == std::vector<int>{reused.number});
+  CHECK(other.trial(running.number).state == TrialState::Running);
+  CHECK(other.trial(older_record.number).state == TrialState::Running);
+  CHECK_THROWS_AS(other.tell(running.number, TrialState::Complete, 1.0), bfhpo::UserError);  // a live worker's
+  ::kill(live, SIGKILL);
+  ::waitpid(live, nullptr, 0);
+}
+
+TEST_CASE("a worker records its own start time beside its pid") {
+  ScratchStudy scratch("own_start");
+  Study study = open(scratch.spec(2));
+  const AskedTrial asked = *study.ask_if_room();
+  const json worker = study.trial(asked.number).system_attrs.at(kWorkerAttr);
+  CHECK(worker.at("pid") == ::getpid());
+  CHECK(worker.at("start_time").get<unsigned long long>() == *process_start_time(::getpid()));
 }
 
 TEST_CASE("enqueued trials do not bypass n_trials: ask_if_room serves them only while there is room") {

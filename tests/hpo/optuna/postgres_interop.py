@@ -6,7 +6,6 @@ wrote, and bfhpo's schema is Optuna's, table for table.
 usage: postgres_interop.py POSTGRES_FIXTURE   (BFHPO_TEST_POSTGRES_URL: a superuser URL)
 Exit 77 (ctest: Skipped) without BFHPO_TEST_POSTGRES_URL.
 """
-import atexit
 import json
 import math
 import os
@@ -14,8 +13,10 @@ import subprocess
 import sys
 import warnings
 
-admin = os.environ.get("BFHPO_TEST_POSTGRES_URL")
-if not admin:
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+from postgres_scratch import admin_url, fresh_database  # noqa: E402
+
+if not admin_url():
     print("Skipped: BFHPO_TEST_POSTGRES_URL is not set; run under scripts/with-postgres")
     sys.exit(77)
 
@@ -26,33 +27,6 @@ warnings.simplefilter("ignore")
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 fixture = sys.argv[1]
 TS = optuna.trial.TrialState
-
-
-created = []
-
-
-def drop_created():
-    connection = psycopg2.connect(admin)
-    connection.autocommit = True
-    with connection.cursor() as cursor:
-        for name in created:
-            cursor.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-    connection.close()
-
-
-atexit.register(drop_created)
-
-
-def fresh_database(name):
-    name = f"bfhpo_interop_{os.getpid()}_{name}"
-    created.append(name)
-    connection = psycopg2.connect(admin)
-    connection.autocommit = True
-    with connection.cursor() as cursor:
-        cursor.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        cursor.execute(f"CREATE DATABASE {name}")
-    connection.close()
-    return admin.rsplit("/", 1)[0] + "/" + name
 
 
 def same(a, b):
