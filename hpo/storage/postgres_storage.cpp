@@ -433,13 +433,20 @@ class PostgresStorage final : public Storage {
         {std::to_string(trial_id), stored, std::string(type)});
   }
 
+  // Every param in one statement: one round trip to the server however many params.
   void write_params(int trial_id, const Params& params, const std::map<std::string, Distribution>& distributions) {
-    for (const auto& [name, value] : params)
-      connection_.exec(
-          "INSERT INTO trial_params (trial_id, param_name, param_value, distribution_json) VALUES ($1, $2, $3, $4) "
-          "ON CONFLICT (trial_id, param_name) DO UPDATE SET param_value = EXCLUDED.param_value, "
-          "distribution_json = EXCLUDED.distribution_json",
-          {std::to_string(trial_id), name, decimal(value), distribution_to_optuna_json(distributions.at(name))});
+    if (params.empty()) return;
+    std::string sql = "INSERT INTO trial_params (trial_id, param_name, param_value, distribution_json) VALUES ";
+    std::vector<PostgresConnection::Param> values{std::to_string(trial_id)};
+    for (const auto& [name, value] : params) {
+      const std::string n = std::to_string(values.size() + 1);
+      sql += (values.size() > 1 ? ", ($1, $" : "($1, $") + n + ", $" + std::to_string(values.size() + 2) + ", $" +
+             std::to_string(values.size() + 3) + ")";
+      values.insert(values.end(), {name, decimal(value), distribution_to_optuna_json(distributions.at(name))});
+    }
+    connection_.exec(sql + " ON CONFLICT (trial_id, param_name) DO UPDATE SET param_value = EXCLUDED.param_value, "
+                           "distribution_json = EXCLUDED.distribution_json",
+                     values);
   }
 
   void write_intermediate(int trial_id, int step, double value) {
