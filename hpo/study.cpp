@@ -144,7 +144,7 @@ std::optional<AskedTrial> Study::claim_waiting(const Admission& admit, const nlo
   for (;;) {
     const std::optional<int> trial_id = storage_->claim_waiting_trial(study_id_, admit, system_attrs);
     if (!trial_id) return std::nullopt;
-    const FrozenTrial claimed = storage_->trial(*trial_id);  // a copy: the writes below move the storage's
+    const FrozenTrial claimed = storage_->trial(*trial_id);  // a copy: the writes below may move the storage's trials
     AskedTrial asked;
     asked.number = claimed.number;
     asked.trial_id = *trial_id;
