@@ -1,7 +1,8 @@
 # Optuna's study.enqueue_trial(params), full and partial, served by `bfhpo ask`:
 # Debian's Optuna 3.1 creates the study and enqueues, bfhpo asks and tells,
 # Optuna reads back the same param values and the told values. On the file
-# journal, and on PostgreSQL when scripts/with-postgres runs the test.
+# journal, and on PostgreSQL when scripts/with-postgres runs the test; and
+# `bfhpo optimize` serving a partially fixed trial of a tiny training study.
 # OPTUNA_PYTHONPATH=/work/ref/optuna5 runs the Optuna side on another Optuna.
 source "$(dirname "$0")/lib.sh"
 export PYTHONPATH="${OPTUNA_PYTHONPATH:-}"
@@ -66,6 +67,26 @@ PY
 
 check_enqueued_served "$WORK/enq.journal" \
   "optuna.storages.JournalStorage(optuna.storages.JournalFileStorage('$WORK/enq.journal'))"
+
+# `bfhpo optimize` serves a partially fixed trial too: the given value kept, the other param sampled.
+write_training_study "$WORK/tiny.json" 2 \
+  '"training": {"epochs": 1, "num_batches": 2, "batch_size": 8, "validation_sims": 8, "device": "cpu"}'
+"$OPTUNA_PYTHON" - "$WORK/tiny.json.journal" <<'PY' || fail "Optuna could not enqueue into the training study"
+import sys, optuna
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+storage = optuna.storages.JournalStorage(optuna.storages.JournalFileStorage(sys.argv[1]))
+optuna.create_study(study_name="tiny", storage=storage).enqueue_trial({"training.learning_rate": 0.004})
+PY
+"$BFHPO" optimize "$WORK/tiny.json" > "$WORK/optimize.out" 2> "$WORK/optimize.err" || fail "optimize: $(cat "$WORK/optimize.err")"
+"$OPTUNA_PYTHON" - "$WORK/tiny.json.journal" <<'PY' || fail "optimize did not serve the enqueued trial: $(cat "$WORK/optimize.err")"
+import sys, optuna
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+trials = optuna.load_study(study_name="tiny", storage=optuna.storages.JournalStorage(
+    optuna.storages.JournalFileStorage(sys.argv[1]))).trials
+assert [t.state for t in trials] == [optuna.trial.TrialState.COMPLETE] * 2, trials
+assert trials[0].params["training.learning_rate"] == 0.004 and "flow.depth" in trials[0].params, trials[0].params
+assert trials[1].params["training.learning_rate"] != 0.004, trials[1].params
+PY
 if [ -n "${BFHPO_TEST_POSTGRES_URL:-}" ]; then
   require_postgres
   URL="$(pg_database enqueue)"
