@@ -62,7 +62,8 @@ std::vector<std::string> reproduction_obstacles(const TrainedWith& trial, uint64
     obstacles.push_back("the trial did not record its thread count");
   else if (*trial.threads != threads)
     obstacles.push_back(std::to_string(threads) + " LibTorch threads, the trial had " + std::to_string(*trial.threads) +
-                        " (set OMP_NUM_THREADS=" + std::to_string(*trial.threads) + ")");
+                        " (set training.threads to " + std::to_string(*trial.threads) + " or OMP_NUM_THREADS=" +
+                        std::to_string(*trial.threads) + ")");
   if (trial.libtorch.empty())
     obstacles.push_back("the trial did not record its LibTorch version");
   else if (trial.libtorch != TORCH_VERSION)

@@ -10,6 +10,7 @@
 #include "trials/memory_gate.hpp"
 #include "trials/oom_retry.hpp"
 #include "trials/probe.hpp"
+#include "trials/training_threads.hpp"
 
 #include <torch/version.h>
 
@@ -197,7 +198,7 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   config.training.seed = trial_seed(config.training.seed, asked.number);
   const TrainingOptions& training = config.training;
   record.system("seed", training.seed);
-  record.system("threads", torch::get_num_threads());
+  record.system("threads", set_training_threads(training));
   record.system("libtorch", TORCH_VERSION);
   torch::manual_seed(training.seed);
   Trainer trainer(models::make_approximator(config.approximator, training.seed), config.simulator, training,

@@ -4,6 +4,7 @@
 #include "common/config_reader.hpp"
 #include "hpo/study_spec.hpp"
 #include "trials/evaluation.hpp"
+#include "trials/training_threads.hpp"
 
 #include <chrono>
 
@@ -78,7 +79,7 @@ TrainOutcome train_configuration(const TrainRequest& request, const EpochCallbac
 
   const torch::Device device = resolve_device(outcome.config.device, request.study_file.string());
   outcome.device = device.str();
-  outcome.threads = torch::get_num_threads();
+  outcome.threads = set_training_threads(outcome.config.training);
   if (outcome.retrains) {
     outcome.reproduction_obstacles =
         reproduction_obstacles(*outcome.retrains, outcome.config.training.seed, outcome.device, outcome.threads);

@@ -40,9 +40,10 @@ struct TrainingOptions {
   double clip_grad_norm = 1.0;     // global gradient-norm clip; 0 turns it off
   int64_t validation_sims = 32;    // datasets in the fixed validation set
   uint64_t seed = 1;               // simulation and initialisation seed
+  int threads = 0;                 // intra-op threads; 0: the cores given (trials/training_threads.hpp)
 
-  // learning_rate > 0, warmup_fraction in [0, 1), clip_grad_norm >= 0, at
-  // most INT_MAX steps in all; field relative to "training".
+  // learning_rate > 0, warmup_fraction in [0, 1), clip_grad_norm >= 0,
+  // threads >= 0, at most INT_MAX steps in all; field relative to "training".
   std::optional<ConfigProblem> problem() const;
 };
 

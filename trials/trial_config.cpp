@@ -14,7 +14,8 @@ using nlohmann::json;
 
 const std::vector<std::string>& training_fields() {
   static const std::vector<std::string> names{"epochs",         "num_batches",     "batch_size", "learning_rate",
-                                              "warmup_fraction", "clip_grad_norm", "validation_sims", "device"};
+                                              "warmup_fraction", "clip_grad_norm", "validation_sims", "device",
+                                              "threads"};
   return names;
 }
 
@@ -28,6 +29,8 @@ void set_training_field(TrialConfig& config, const std::string& key, const json&
     t.num_batches = static_cast<int>(config_integer(value, source, field, 1, kMaxInt));
   } else if (key == "batch_size") {
     t.batch_size = config_integer(value, source, field, 1);
+  } else if (key == "threads") {
+    t.threads = static_cast<int>(config_integer(value, source, field, 1, kMaxInt));
   } else if (key == "validation_sims") {
     t.validation_sims = config_integer(value, source, field, 1);
   } else if (key == "learning_rate") {
@@ -149,6 +152,7 @@ json TrialConfig::to_json() const {
                      {"clip_grad_norm", training.clip_grad_norm},
                      {"validation_sims", training.validation_sims},
                      {"device", device}};
+  if (training.threads > 0) out["training"]["threads"] = training.threads;
   out["approximator"] = models::to_json(approximator);
   return out;
 }

@@ -1,0 +1,115 @@
+#include "trials/training_threads.hpp"
+
+#include "common/user_error.hpp"
+#include "tests/trials/tiny_setup.hpp"
+#include "trials/trial_config.hpp"
+
+#include <catch2/catch.hpp>
+#include <sched.h>
+#include <torch/torch.h>
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+using namespace bfhpo;
+using namespace bfhpo::trials;
+
+namespace {
+
+// Restores LibTorch's thread count, this thread's affinity and OMP_NUM_THREADS.
+class ThreadSettingsGuard {
+ public:
+  ThreadSettingsGuard() : threads_(torch::get_num_threads()) {
+    CPU_ZERO(&mask_);
+    REQUIRE(sched_getaffinity(0, sizeof(mask_), &mask_) == 0);
+    if (const char* omp = std::getenv("OMP_NUM_THREADS")) omp_ = omp;
+    unsetenv("OMP_NUM_THREADS");
+  }
+  ~ThreadSettingsGuard() {
+    sched_setaffinity(0, sizeof(mask_), &mask_);
+    if (omp_) setenv("OMP_NUM_THREADS", omp_->c_str(), 1);
+    torch::set_num_threads(threads_);
+  }
+  const cpu_set_t& mask() const { return mask_; }
+
+ private:
+  int threads_;
+  cpu_set_t mask_;
+  std::optional<std::string> omp_;
+};
+
+}  // namespace
+
+TEST_CASE("training threads: training.threads sets LibTorch's intra-op threads") {
+  ThreadSettingsGuard guard;
+  TrainingOptions options;
+  for (const int threads : {1, 3, 2}) {
+    options.threads = threads;
+    CHECK(set_training_threads(options) == threads);
+    CHECK(torch::get_num_threads() == threads);
+  }
+}
+
+TEST_CASE("training threads: unset, a run uses the CPUs its affinity allows, and OMP_NUM_THREADS when set") {
+  ThreadSettingsGuard guard;
+  const int affinity = CPU_COUNT(&guard.mask());
+  CHECK(available_cpus() >= 1);
+  CHECK(available_cpus() <= affinity);
+  torch::set_num_threads(affinity + 1);
+  CHECK(set_training_threads(TrainingOptions{}) == available_cpus());
+  CHECK(torch::get_num_threads() == available_cpus());
+
+  // Pinned to one CPU, the process is given one core.
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &guard.mask())) {
+      CPU_SET(cpu, &one);
+      break;
+    }
+  }
+  REQUIRE(sched_setaffinity(0, sizeof(one), &one) == 0);
+  CHECK(available_cpus() == 1);
+  CHECK(set_training_threads(TrainingOptions{}) == 1);
+
+  // OMP_NUM_THREADS is LibTorch's to read: left as it is.
+  setenv("OMP_NUM_THREADS", "3", 1);
+  torch::set_num_threads(3);
+  CHECK(set_training_threads(TrainingOptions{}) == 3);
+}
+
+TEST_CASE("training threads: the same seed and the same threads train the same weights") {
+  ThreadSettingsGuard guard;
+  for (const int threads : {1, 2}) {
+    TrainingOptions options = test::tiny_training(1, 4);
+    options.threads = threads;
+    REQUIRE(set_training_threads(options) == threads);
+    auto first = test::tiny_trainer(options);
+    first->fit();
+    auto second = test::tiny_trainer(options);
+    second->fit();
+    CHECK(test::same_state(test::state_of(first->approximator()), test::state_of(second->approximator())));
+  }
+}
+
+TEST_CASE("training threads: training.threads is read, written back, and checked") {
+  const TrialConfig config = parse_trial_config({{"training", {{"threads", 2}}}}, "study.json");
+  CHECK(config.training.threads == 2);
+  CHECK(parse_trial_config(config.to_json(), "export.json").training.threads == 2);
+  CHECK(parse_trial_config(nlohmann::json::object(), "study.json").training.threads == 0);
+  for (const auto& bad : {nlohmann::json(0), nlohmann::json(-1), nlohmann::json(1.5), nlohmann::json("4")}) {
+    try {
+      parse_trial_config({{"training", {{"threads", bad}}}}, "study.json");
+      FAIL("threads " << bad.dump() << " accepted");
+    } catch (const UserError& e) {
+      CHECK(std::string(e.what()).find("training.threads") != std::string::npos);
+    }
+  }
+  try {
+    parse_trial_config({{"training", {{"thread", 2}}}}, "study.json");
+    FAIL("an unknown key accepted");
+  } catch (const UserError& e) {
+    CHECK(std::string(e.what()).find("'training.threads'") != std::string::npos);
+  }
+}

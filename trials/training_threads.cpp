@@ -1,0 +1,53 @@
+#include "trials/training_threads.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <string>
+
+namespace bfhpo::trials {
+namespace {
+
+// CPUs the cgroup's quota allows (quota / period, rounded up); none when
+// unlimited or unreadable. cgroup v2 (cpu.max: "max 100000" or "200000
+// 100000"), else v1 (cpu.cfs_quota_us, -1 unlimited, and cpu.cfs_period_us).
+std::optional<int> cgroup_cpu_quota() {
+  double quota = -1, period = 0;
+  std::ifstream v2("/sys/fs/cgroup/cpu.max");
+  std::string quota_text;
+  if (v2 >> quota_text >> period) {
+    if (quota_text == "max") return std::nullopt;
+    quota = std::atof(quota_text.c_str());
+  } else {
+    std::ifstream v1_quota("/sys/fs/cgroup/cpu/cpu.cfs_quota_us");
+    std::ifstream v1_period("/sys/fs/cgroup/cpu/cpu.cfs_period_us");
+    if (!(v1_quota >> quota) || !(v1_period >> period)) return std::nullopt;
+  }
+  if (quota <= 0 || period <= 0) return std::nullopt;
+  return std::max(1, static_cast<int>(std::ceil(quota / period)));
+}
+
+}  // namespace
+
+int available_cpus() {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  int cpus = sched_getaffinity(0, sizeof(mask), &mask) == 0 ? CPU_COUNT(&mask) : 1;
+  if (const auto quota = cgroup_cpu_quota()) cpus = std::min(cpus, *quota);
+  return std::max(1, cpus);
+}
+
+int set_training_threads(const TrainingOptions& options) {
+  if (options.threads > 0) {
+    torch::set_num_threads(options.threads);
+  } else if (std::getenv("OMP_NUM_THREADS") == nullptr) {
+    torch::set_num_threads(available_cpus());
+  }
+  return torch::get_num_threads();
+}
+
+}  // namespace bfhpo::trials
