@@ -11,7 +11,8 @@ int run_infer(const std::vector<std::string>& args) {
   namespace po = boost::program_options;
   po::options_description options("bfhpo infer");
   options.add_options()("data", po::value<std::string>(),
-                        "responses.csv or .tsv: persons x items of 0/1, a header of item names, an optional id column")(
+                        "responses.csv or .tsv: persons x items of 0/1 (0..K-1 graded; empty or NA missing), a header of item "
+                        "names, an optional id column")(
       "draws", po::value<int64_t>()->default_value(1000), "posterior draws per item")(
       "seed", po::value<uint64_t>()->default_value(1), "seed of the draws (torch.manual_seed in Python gives the same)")(
       "format", po::value<std::string>()->default_value("csv"), "csv or json: the per-item summary")(
@@ -27,9 +28,10 @@ int run_infer(const std::vector<std::string>& args) {
   if (format != "csv" && format != "json")
     throw UserError("bfhpo infer: --format '" + format + "' is unknown. Fix: use csv or json");
 
-  const auto data = trials::read_response_matrix(vm["data"].as<std::string>(),
-                                                 vm.count("id-column") ? vm["id-column"].as<std::string>() : "");
   auto model = trials::load_trained_model(vm["study"].as<std::string>());
+  const auto data = trials::read_response_matrix(vm["data"].as<std::string>(),
+                                                 vm.count("id-column") ? vm["id-column"].as<std::string>() : "",
+                                                 trials::response_format(model));
   const auto posterior =
       trials::infer_posterior(model, data, vm["draws"].as<int64_t>(), vm["seed"].as<uint64_t>());
   for (const auto& warning : posterior.warnings) std::cerr << "warning: " << warning << "\n";

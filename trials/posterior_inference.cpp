@@ -94,6 +94,62 @@ void warn_outside(std::vector<std::string>& warnings, const std::string& what, i
                      std::to_string(high) + " the model trained on: the posterior is extrapolated");
 }
 
+std::string percent(double share) {
+  std::ostringstream out;
+  out << std::setprecision(3) << 100.0 * share << "%";
+  return out.str();
+}
+
+constexpr int kMaxProposalRounds = 50;
+
+// n draws per item inside the prior's support [J, n, D]: each round draws n
+// more for every item and keeps, per item, the ones the prior allows, until
+// every item has n (or kMaxProposalRounds rounds, then the item keeps draws
+// outside the support too, with a warning).
+torch::Tensor draws_in_support(models::ContinuousApproximatorImpl& approximator,
+                               const models::ItemResponseModel& model, const torch::Tensor& responses,
+                               const torch::Tensor& mask, int64_t n, const std::vector<std::string>& item_names,
+                               std::vector<std::string>& warnings) {
+  const int64_t n_items = responses.size(2);
+  std::vector<std::vector<torch::Tensor>> kept(static_cast<size_t>(n_items)), outside(static_cast<size_t>(n_items));
+  std::vector<int64_t> count(static_cast<size_t>(n_items), 0);
+  int64_t proposed = 0, accepted = 0;
+  for (int round = 0; round < kMaxProposalRounds; ++round) {
+    const auto draws = approximator.sample(n, responses, mask)[0];  // [J, n, D]
+    const auto inside = torch::isfinite(model.log_prior(draws.to(torch::kFloat64)));
+    bool complete = true;
+    for (int64_t j = 0; j < n_items; ++j) {
+      auto& have = count[static_cast<size_t>(j)];
+      if (have >= n) continue;
+      proposed += n;
+      const auto good = draws[j].index({inside[j]});
+      accepted += good.size(0);
+      kept[static_cast<size_t>(j)].push_back(good);
+      if (round == 0) outside[static_cast<size_t>(j)].push_back(draws[j].index({inside[j].logical_not()}));
+      have += good.size(0);
+      complete = complete && have >= n;
+    }
+    if (complete) break;
+  }
+  std::vector<torch::Tensor> items;
+  for (int64_t j = 0; j < n_items; ++j) {
+    auto& parts = kept[static_cast<size_t>(j)];
+    if (count[static_cast<size_t>(j)] < n) {
+      warnings.push_back("item '" + item_names[static_cast<size_t>(j)] + "': only " +
+                         std::to_string(count[static_cast<size_t>(j)]) + " of " + std::to_string(kMaxProposalRounds * n) +
+                         " draws inside the prior's support; the rest of its draws are outside it. The estimator "
+                         "is poor for this item: train it longer or on data like these");
+      parts.push_back(outside[static_cast<size_t>(j)].front());
+    }
+    items.push_back(torch::cat(parts).narrow(0, 0, n));
+  }
+  if (accepted < proposed)
+    warnings.push_back(percent(1.0 - static_cast<double>(accepted) / static_cast<double>(proposed)) +
+                       " of the flow's draws fell outside the prior's support (thresholds out of order) and were "
+                       "drawn again");
+  return torch::stack(items);
+}
+
 }  // namespace
 
 TrainedModel load_trained_model(const std::filesystem::path& model_dir_or_study) {
@@ -117,21 +173,41 @@ TrainedModel load_trained_model(const std::filesystem::path& model_dir_or_study)
   return model;
 }
 
+ResponseFormat response_format(const TrainedModel& model) {
+  return {models::make_item_response_model(model.config.simulator)->n_categories(),
+          model.config.simulator.missing.any()};
+}
+
 PosteriorDraws infer_posterior(TrainedModel& model, const ResponseMatrix& data, int64_t n_draws, uint64_t seed) {
   if (n_draws < 2) throw UserError("bfhpo infer: --draws must be at least 2. Fix: give --draws 1000");
   PosteriorDraws out;
   out.item_names = data.item_names;
   out.seed = seed;
-  out.parameter_names = models::make_item_response_model(model.config.simulator)->parameter_names();
-  const auto& ranges = model.config.simulator.ranges;
-  warn_outside(out.warnings, "items", data.responses.size(1), ranges.min_items, ranges.max_items);
-  warn_outside(out.warnings, "persons", data.responses.size(0), ranges.min_persons, ranges.max_persons);
+  const auto item_model = models::make_item_response_model(model.config.simulator);
+  out.parameter_names = item_model->parameter_names();
+  const auto& simulator = model.config.simulator;
+  warn_outside(out.warnings, "items", data.responses.size(1), simulator.ranges.min_items, simulator.ranges.max_items);
+  warn_outside(out.warnings, "persons", data.responses.size(0), simulator.ranges.min_persons,
+               simulator.ranges.max_persons);
+  const double missing_share = 1.0 - data.mask.mean().item<double>();
+  // 5 points of slack: a trained rate r shows as r plus sampling noise in the data.
+  constexpr double kMissingSlack = 0.05;
+  if (missing_share < simulator.missing.low - kMissingSlack || missing_share > simulator.missing.high + kMissingSlack)
+    out.warnings.push_back(percent(missing_share) + " of the cells missing, outside the " +
+                           percent(simulator.missing.low) + " to " + percent(simulator.missing.high) +
+                           " the model trained on: the posterior is extrapolated");
+  const auto answered = data.mask.sum(0);
+  for (size_t j = 0; j < data.item_names.size(); ++j)
+    if (answered[static_cast<int64_t>(j)].item<double>() == 0.0)
+      out.warnings.push_back("item '" + data.item_names[j] + "' has no response: its posterior is the estimator's "
+                             "guess from the other items alone");
   torch::NoGradGuard no_grad;
   const auto responses = data.responses.unsqueeze(0);
+  const auto mask = data.mask.unsqueeze(0);
   torch::manual_seed(seed);
-  const auto draws = model.approximator->sample(n_draws, responses);
-  out.log_prob = model.approximator->log_prob(draws, responses)[0];
-  out.draws = draws[0];
+  out.draws = draws_in_support(*model.approximator, *item_model, responses, mask, n_draws, data.item_names,
+                               out.warnings);
+  out.log_prob = model.approximator->log_prob(out.draws.unsqueeze(0), responses, mask)[0];
   return out;
 }
 

@@ -4,13 +4,19 @@
 // (config.json + weights.pt) or a training study file (its best trial's
 // configuration and weights, as `export --best` names them). infer_posterior
 // draws n posterior draws of every item's parameters (the model's, e.g.
-// (log a_j, b_j) for the 2PL) on the CPU in eval
-// mode: the global generator is seeded with `seed` right before the draws,
-// so the same data, model and seed give the same draws, and the model's
-// TorchScript module (models/torchscript_module.hpp) gives them too after
-// torch.manual_seed(seed). Each draw's log q(theta | responses) comes with it.
-// A data set with more or fewer items or persons than the model trained on is
-// inferred all the same, with a warning naming the trained range.
+// (log a_j, b_j) for the 2PL) on the CPU in eval mode, given the responses
+// and their mask (missing cells). The global generator is seeded with `seed`
+// right before the draws, so the same data, model and seed give the same
+// draws, and the model's TorchScript module (models/torchscript_module.hpp)
+// gives them too after torch.manual_seed(seed). The posterior lives where the
+// prior does, so a flow draw outside the prior's support (GRM thresholds out
+// of order: ItemResponseModel::log_prior is -inf) is dropped and the item's
+// next draws inside it are kept (the flow's density truncated to the
+// support); the TorchScript module returns the flow's draws unfiltered. Each
+// draw's log q(theta | responses) (the untruncated flow's) comes with it.
+// A data set with more or fewer items or persons than the model trained on,
+// or a share of missing cells more than 5 points outside its trained rates,
+// is inferred all the same, with a warning naming the trained range.
 #pragma once
 
 #include "models/approximator.hpp"
@@ -33,6 +39,9 @@ struct TrainedModel {
 };
 
 TrainedModel load_trained_model(const std::filesystem::path& model_dir_or_study);
+
+// The responses `model` reads: its categories, and missing cells when it trained on them.
+ResponseFormat response_format(const TrainedModel& model);
 
 struct PosteriorDraws {
   std::vector<std::string> item_names;

@@ -40,8 +40,8 @@ void require_text(const std::filesystem::path& file, const std::string& text) {
     const size_t length = text[i] == '\0' ? 0 : utf8_length(text, i);
     if (length == 0)
       throw UserError(where(file, at.line, at.column) +
-                      ": not a text file (a NUL byte or invalid UTF-8 here). Fix: give a CSV or TSV file of 0/1 "
-                      "responses with a header of item names");
+                      ": not a text file (a NUL byte or invalid UTF-8 here). Fix: give a CSV or TSV file of "
+                      "responses (0/1, or 0..K-1 for graded items) with a header of item names");
     if (text[i] == '\n') {
       ++at.line;
       at.column = 1;
@@ -92,7 +92,8 @@ std::string read_all(const std::filesystem::path& file) {
 
 }  // namespace
 
-ResponseMatrix read_response_matrix(const std::filesystem::path& file, const std::string& id_column) {
+ResponseMatrix read_response_matrix(const std::filesystem::path& file, const std::string& id_column,
+                                    const ResponseFormat& format) {
   const std::string text = read_all(file);
   require_text(file, text);
 
@@ -107,7 +108,7 @@ ResponseMatrix read_response_matrix(const std::filesystem::path& file, const std
     }
   }
   if (lines.empty())
-    throw UserError(file.string() + ": empty file. Fix: a header of item names, then one row of 0/1 per person");
+    throw UserError(file.string() + ": empty file. Fix: a header of item names, then one row of responses per person");
 
   const bool tab = file.extension() == ".tsv" || lines.front().second.find('\t') != std::string::npos;
   const char delimiter = tab ? '\t' : ',';
@@ -145,9 +146,11 @@ ResponseMatrix read_response_matrix(const std::filesystem::path& file, const std
   const size_t persons = lines.size() - 1;
   if (persons < 2)
     throw UserError(file.string() + ": " + std::to_string(persons) +
-                    " person(s); the posterior needs at least two. Fix: one row of 0/1 responses per person");
-  std::vector<float> values;
+                    " person(s); the posterior needs at least two. Fix: one row of responses per person");
+  const std::string categories = "0.." + std::to_string(format.n_categories - 1);
+  std::vector<float> values, observed;
   values.reserve(persons * item_columns.size());
+  observed.reserve(persons * item_columns.size());
   for (size_t row = 1; row < lines.size(); ++row) {
     const auto& [number, line] = lines[row];
     const auto fields = split(line, delimiter);
@@ -159,16 +162,32 @@ ResponseMatrix read_response_matrix(const std::filesystem::path& file, const std
     for (size_t k = 0; k < item_columns.size(); ++k) {
       const std::string& value = fields[item_columns[k]];
       const std::string cell = where(file, number, item_columns[k] + 1) + " (item '" + matrix.item_names[k] + "')";
-      if (value.empty() || lowercase(value) == "na")
-        throw UserError(cell + ": a missing response; the model needs complete responses. Fix: fill the cell with "
-                               "0 or 1, or drop the person or the item");
-      if (value != "0" && value != "1")
-        throw UserError(cell + ": '" + value + "' is not a response. Fix: 0 or 1");
-      values.push_back(value == "1" ? 1.0f : 0.0f);
+      if (value.empty() || lowercase(value) == "na") {
+        if (!format.missing_allowed)
+          throw UserError(cell + ": a missing response; this model trained on complete responses. Fix: fill the "
+                                 "cell with a response " + categories + ", drop the person or the item, or train "
+                                 "a model on missing responses (simulator.missing, e.g. [0, 0.2])");
+        values.push_back(0.0f);
+        observed.push_back(0.0f);
+        continue;
+      }
+      const bool digits = value.size() <= 3 && std::all_of(value.begin(), value.end(), [](unsigned char c) {
+        return std::isdigit(c);
+      });
+      const int category = digits ? std::stoi(value) : -1;
+      if (category < 0 || category >= format.n_categories)
+        throw UserError(cell + ": '" + value + "' is not a response of this model. Fix: an integer " + categories +
+                        (format.n_categories > 2 ? " (the model's " + std::to_string(format.n_categories) +
+                                                       " categories, lowest 0)"
+                                                 : "") +
+                        (format.missing_allowed ? ", or an empty cell or NA where the response is missing" : ""));
+      values.push_back(static_cast<float>(category));
+      observed.push_back(1.0f);
     }
   }
-  matrix.responses = torch::tensor(values).reshape({static_cast<int64_t>(persons),
-                                                    static_cast<int64_t>(item_columns.size())});
+  const auto shape = std::vector<int64_t>{static_cast<int64_t>(persons), static_cast<int64_t>(item_columns.size())};
+  matrix.responses = torch::tensor(values).reshape(shape);
+  matrix.mask = torch::tensor(observed).reshape(shape);
   return matrix;
 }
 

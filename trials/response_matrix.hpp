@@ -1,5 +1,8 @@
-// A real data set for `bfhpo infer`: a persons x items 0/1 response matrix
-// read from a CSV or TSV file whose header names the items. The delimiter is
+// A real data set for `bfhpo infer`: a persons x items response matrix read
+// from a CSV or TSV file whose header names the items. A cell holds a
+// response category 0..K-1 (0/1 for binary items; K the model's categories,
+// ResponseFormat) or, where the model trained on missing responses, nothing:
+// an empty cell or NA (any case) is missing and masked. The delimiter is
 // a tab for *.tsv files and for files whose header holds a tab, else a comma.
 // An optional person-id column is the one named `id_column`, or, when that is
 // empty, a header cell named id, person, person_id or respondent (any case).
@@ -8,9 +11,9 @@
 //
 // Every problem is a UserError naming the file, the line and the column:
 // a file that is not text (a NUL byte or invalid UTF-8), ragged rows, values
-// other than 0 and 1, missing cells (empty or NA: the model needs complete
-// responses), a header without items, duplicate item names, fewer than two
-// persons.
+// other than the integers 0..K-1, missing cells for a model that needs
+// complete responses, a header without items, duplicate item names, fewer
+// than two persons.
 #pragma once
 
 #include <torch/torch.h>
@@ -21,12 +24,20 @@
 
 namespace bfhpo::trials {
 
+// What the model reads: its response categories and whether it trained on missing cells.
+struct ResponseFormat {
+  int64_t n_categories = 2;
+  bool missing_allowed = false;
+};
+
 struct ResponseMatrix {
   std::vector<std::string> item_names;
   std::vector<std::string> person_ids;  // empty without an id column
-  torch::Tensor responses;              // [P, J] float32, 0/1
+  torch::Tensor responses;              // [P, J] float32, the category 0..K-1; 0 where missing
+  torch::Tensor mask;                   // [P, J] float32, 1 observed / 0 missing
 };
 
-ResponseMatrix read_response_matrix(const std::filesystem::path& file, const std::string& id_column = "");
+ResponseMatrix read_response_matrix(const std::filesystem::path& file, const std::string& id_column = "",
+                                    const ResponseFormat& format = {});
 
 }  // namespace bfhpo::trials

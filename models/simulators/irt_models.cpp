@@ -1,5 +1,7 @@
 #include "models/simulators/irt_models.hpp"
 
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace bfhpo::models {
@@ -16,7 +18,16 @@ torch::Tensor item_curve(const torch::Tensor& theta, const torch::Tensor& a, con
   return torch::sigmoid(a.unsqueeze(1) * (theta.unsqueeze(2) - b.unsqueeze(1)));
 }
 
+torch::Tensor normal_log_density(const NormalPrior& prior, const torch::Tensor& x) {
+  const auto z = (x - prior.mean) / prior.sd;
+  return -0.5 * z * z - std::log(prior.sd) - 0.5 * std::log(2.0 * M_PI);
+}
+
 }  // namespace
+
+torch::Tensor RaschModel::log_prior(const torch::Tensor& item_params) const {
+  return normal_log_density(b_, item_params.select(-1, 0));
+}
 
 torch::Tensor RaschModel::draw_item_params(int64_t batch, int64_t items, at::Generator& generator) const {
   return normal(b_, {batch, items, 1}, generator);
@@ -43,6 +54,10 @@ torch::Tensor TwoPlModel::prior_variance() const {
   return torch::tensor({log_a_.sd * log_a_.sd, b_.sd * b_.sd}, torch::kFloat64);
 }
 
+torch::Tensor TwoPlModel::log_prior(const torch::Tensor& item_params) const {
+  return normal_log_density(log_a_, item_params.select(-1, 0)) + normal_log_density(b_, item_params.select(-1, 1));
+}
+
 torch::Tensor ThreePlModel::draw_item_params(int64_t batch, int64_t items, at::Generator& generator) const {
   const auto b = normal(b_, {batch, items}, generator);
   const auto log_a = normal(log_a_, {batch, items}, generator);
@@ -64,6 +79,15 @@ torch::Tensor ThreePlModel::exceedance_probabilities(const torch::Tensor& theta,
 torch::Tensor ThreePlModel::prior_variance() const {
   const double logit_c = torch::polygamma(1, torch::tensor({c_.alpha, c_.beta}, torch::kFloat64)).sum().item<double>();
   return torch::tensor({log_a_.sd * log_a_.sd, b_.sd * b_.sd, logit_c}, torch::kFloat64);
+}
+
+// x = logit c with c ~ Beta(alpha, beta): p(x) = c^alpha (1 - c)^beta / B(alpha, beta).
+torch::Tensor ThreePlModel::log_prior(const torch::Tensor& item_params) const {
+  const auto x = item_params.select(-1, 2);
+  const double log_beta_function = std::lgamma(c_.alpha) + std::lgamma(c_.beta) - std::lgamma(c_.alpha + c_.beta);
+  const auto logit_c = c_.alpha * torch::log_sigmoid(x) + c_.beta * torch::log_sigmoid(-x) - log_beta_function;
+  return normal_log_density(log_a_, item_params.select(-1, 0)) + normal_log_density(b_, item_params.select(-1, 1)) +
+         logit_c;
 }
 
 GradedResponseModel::GradedResponseModel(int64_t n_categories, NormalPrior log_a, NormalPrior thresholds)
@@ -88,6 +112,18 @@ torch::Tensor GradedResponseModel::draw_item_params(int64_t batch, int64_t items
   const auto log_a = normal(log_a_, {batch, items, 1}, generator);
   const auto thresholds = std::get<0>(normal(thresholds_, {batch, items, n_categories_ - 1}, generator).sort(-1));
   return torch::cat({log_a, thresholds}, -1);
+}
+
+// The K-1 sorted draws: (K-1)! times the product of the normal densities on b_1 < ... < b_{K-1}.
+torch::Tensor GradedResponseModel::log_prior(const torch::Tensor& item_params) const {
+  const auto thresholds = item_params.narrow(-1, 1, n_categories_ - 1);
+  auto log_density = normal_log_density(log_a_, item_params.select(-1, 0)) +
+                     normal_log_density(thresholds_, thresholds).sum(-1) + std::lgamma(double(n_categories_));
+  if (n_categories_ > 2) {
+    const auto ordered = (thresholds.narrow(-1, 1, n_categories_ - 2) > thresholds.narrow(-1, 0, n_categories_ - 2)).all(-1);
+    log_density = log_density.masked_fill(ordered.logical_not(), -std::numeric_limits<double>::infinity());
+  }
+  return log_density;
 }
 
 torch::Tensor GradedResponseModel::exceedance_probabilities(const torch::Tensor& theta,

@@ -15,6 +15,7 @@ class RaschModel : public ItemResponseModel {
   torch::Tensor draw_item_params(int64_t batch, int64_t items, at::Generator& generator) const override;
   torch::Tensor exceedance_probabilities(const torch::Tensor& theta, const torch::Tensor& item_params) const override;
   torch::Tensor prior_variance() const override;
+  torch::Tensor log_prior(const torch::Tensor& item_params) const override;
 
  private:
   NormalPrior b_;
@@ -28,6 +29,7 @@ class TwoPlModel : public ItemResponseModel {
   torch::Tensor draw_item_params(int64_t batch, int64_t items, at::Generator& generator) const override;
   torch::Tensor exceedance_probabilities(const torch::Tensor& theta, const torch::Tensor& item_params) const override;
   torch::Tensor prior_variance() const override;
+  torch::Tensor log_prior(const torch::Tensor& item_params) const override;
 
  private:
   NormalPrior log_a_, b_;
@@ -43,6 +45,7 @@ class ThreePlModel : public ItemResponseModel {
   torch::Tensor draw_item_params(int64_t batch, int64_t items, at::Generator& generator) const override;
   torch::Tensor exceedance_probabilities(const torch::Tensor& theta, const torch::Tensor& item_params) const override;
   torch::Tensor prior_variance() const override;
+  torch::Tensor log_prior(const torch::Tensor& item_params) const override;
 
  private:
   NormalPrior log_a_, b_;
@@ -61,6 +64,7 @@ class GradedResponseModel : public ItemResponseModel {
   torch::Tensor draw_item_params(int64_t batch, int64_t items, at::Generator& generator) const override;
   torch::Tensor exceedance_probabilities(const torch::Tensor& theta, const torch::Tensor& item_params) const override;
   torch::Tensor prior_variance() const override { return prior_variance_; }
+  torch::Tensor log_prior(const torch::Tensor& item_params) const override;
 
  private:
   int64_t n_categories_;

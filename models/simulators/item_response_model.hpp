@@ -36,6 +36,11 @@ class ItemResponseModel {
   // The prior variance of each target component [D] (float64), for the
   // posterior contraction.
   virtual torch::Tensor prior_variance() const = 0;
+  // log p(item params) under the prior, item params [..., D] -> [...], in the
+  // target's own coordinates (e.g. the density of logit c, not of c); -inf
+  // outside the support (GRM thresholds out of order). For samplers that need
+  // the prior's density (the MCMC reference of bench/posterior_quality).
+  virtual torch::Tensor log_prior(const torch::Tensor& item_params) const = 0;
 };
 
 // The model `spec.model` names, with spec's priors and categories.
