@@ -12,19 +12,31 @@ namespace bfhpo::models {
 namespace {
 
 // The stacked per-cell features [B, P, c, F] of a chunk (summary_network.hpp
-// lists them); `answered` [B, 1, c] counts the persons who answered each item.
+// lists them); `answered` [B, 1, c] counts the persons who answered each item,
+// `person_sum` and `person_count` [B, P] are each person's summed scaled
+// responses and answered items over all J items.
 torch::Tensor cell_features(int64_t n_categories, const torch::Tensor& responses, const torch::Tensor& mask,
-                            const torch::Tensor& answered, const torch::Tensor& person_score,
-                            const torch::Tensor& person_answered) {
+                            const torch::Tensor& answered, const torch::Tensor& person_sum,
+                            const torch::Tensor& person_count, int64_t n_items) {
   const auto scaled = responses * mask / static_cast<double>(n_categories - 1);
-  const auto score = person_score.unsqueeze(2);
+  const auto sum = person_sum.unsqueeze(2), count = person_count.unsqueeze(2);
+  const auto score = sum / count.clamp_min(1.0);
+  const auto p_value = scaled.sum(1, /*keepdim=*/true) / answered.clamp_min(1.0);
+  // The rest score (the person's score without this item), standardized over the persons who answered the item.
+  const auto rest = (sum - scaled) / (count - mask).clamp_min(1.0);
+  const auto rest_mean = (rest * mask).sum(1, /*keepdim=*/true) / answered.clamp_min(1.0);
+  const auto rest_centred = (rest - rest_mean) * mask;
+  const auto rest_sd = (rest_centred.square().sum(1, /*keepdim=*/true) / answered.clamp_min(1.0) + 1e-4).sqrt();
+  const auto rest_z = rest_centred / rest_sd;
   std::vector<torch::Tensor> features;
   for (int64_t k = 1; k < n_categories; ++k) features.push_back(responses.ge(k).to(mask.dtype()) * mask);
   features.push_back(score.expand_as(responses));
-  features.push_back((scaled.sum(1, /*keepdim=*/true) / answered.clamp_min(1.0)).expand_as(responses));
+  features.push_back(p_value.expand_as(responses));
   features.push_back((scaled - score) * mask);
-  features.push_back(person_answered.unsqueeze(2).expand_as(responses));
+  features.push_back((count / static_cast<double>(n_items)).expand_as(responses));
   features.push_back((answered / static_cast<double>(responses.size(1))).expand_as(responses));
+  features.push_back(rest_z);
+  features.push_back((scaled - p_value) * rest_z);
   return torch::stack(features, -1);
 }
 
@@ -66,10 +78,10 @@ void SummaryNetworkImpl::set_memory_config(MemoryConfig memory) {
 }
 
 torch::Tensor SummaryNetworkImpl::pool_persons(const torch::Tensor& responses, const torch::Tensor& mask,
-                                               const torch::Tensor& person_score,
-                                               const torch::Tensor& person_answered) {
+                                               const torch::Tensor& person_sum, const torch::Tensor& person_count,
+                                               int64_t n_items) {
   const auto answered = mask.sum(1, /*keepdim=*/true);  // [B, 1, c]
-  auto phi = phi_(cell_features(n_categories_, responses, mask, answered, person_score, person_answered));
+  auto phi = phi_(cell_features(n_categories_, responses, mask, answered, person_sum, person_count, n_items));
   // In place: phi's output is saved by no backward, so masking it allocates nothing.
   phi.mul_(mask.unsqueeze(-1));
   return phi.sum(1) / answered.clamp_min(1.0).squeeze(1).unsqueeze(-1);
@@ -77,19 +89,18 @@ torch::Tensor SummaryNetworkImpl::pool_persons(const torch::Tensor& responses, c
 
 torch::Tensor SummaryNetworkImpl::per_item_stage(const torch::Tensor& responses, const torch::Tensor& mask) {
   const int64_t n_items = responses.size(2);
-  const auto answered = mask.sum(2);
-  const auto person_score = (responses * mask).sum(2) / (answered.clamp_min(1.0) * (n_categories_ - 1));
-  const auto person_answered = answered / static_cast<double>(n_items);
+  const auto person_count = mask.sum(2);
+  const auto person_sum = (responses * mask).sum(2) / static_cast<double>(n_categories_ - 1);
   const int64_t chunk = std::min(memory_.item_chunk_size.value_or(n_items), n_items);
-  const CheckpointedFn fn = [this](const std::vector<torch::Tensor>& in) {
-    return pool_persons(in[0], in[1], in[2], in[3]);
+  const CheckpointedFn fn = [this, n_items](const std::vector<torch::Tensor>& in) {
+    return pool_persons(in[0], in[1], in[2], in[3], n_items);
   };
   const auto phi_params = phi_->parameters();
   const auto response_chunks = responses.split(chunk, 2);
   const auto mask_chunks = mask.split(chunk, 2);
   std::vector<torch::Tensor> pooled;
   for (size_t i = 0; i < response_chunks.size(); ++i) {
-    const std::vector<torch::Tensor> inputs{response_chunks[i], mask_chunks[i], person_score, person_answered};
+    const std::vector<torch::Tensor> inputs{response_chunks[i], mask_chunks[i], person_sum, person_count};
     pooled.push_back(memory_.gradient_checkpointing ? checkpoint(fn, inputs, phi_params) : fn(inputs));
   }
   return torch::cat(pooled, 1);

@@ -1,14 +1,20 @@
 // Summary network for a persons x items response matrix [B, P, J] with a
 // mask of the observed cells. Exchangeable over persons and over items.
 //
-//   per-cell features [B, P, J, F], F = n_cell_features(K) = (K - 1) + 5, with
+//   per-cell features [B, P, J, F], F = n_cell_features(K) = (K - 1) + 7, with
 //     r_pj = y_pj / (K - 1) the response scaled to [0, 1] and m_pj the mask
 //     (every feature is 0 on a missing cell, where it is one of the last):
 //     [y_pj >= k] for k = 1..K-1 (the response itself for binary items), the
 //     person's score (mean r over the items they answered), the item's
 //     p-value (mean r over the persons who answered it), r_pj centred by the
-//     person's score, the share of items the person answered and the share of
-//     persons who answered the item
+//     person's score, the share of items the person answered, the share of
+//     persons who answered the item, z_pj the person's rest score (mean r
+//     over the other items they answered) standardized over the persons who
+//     answered item j, and (r_pj - p-value_j) z_pj. The last two carry the
+//     discrimination: the mean of the product over persons is the item-rest
+//     covariance in rest-score sd units, which a mean of phi over persons
+//     otherwise has to learn to form from the raw score (bench/README.md,
+//     posterior quality, measures the difference).
 //   per-item stage (DeepSet over persons, per item): phi = Mlp(F -> cell_mlp
 //     hidden -> cell_dim) on every cell, masked mean over the persons who
 //     answered the item -> [B, J, cell_dim], then a Linear to embed_dim
@@ -60,10 +66,10 @@ class SummaryNetworkImpl : public torch::nn::Module {
 
  private:
   // DeepSet over persons for a chunk of items: responses and mask [B, P, c],
-  // and the persons' scores and answered shares over all J items [B, P] ->
-  // [B, c, cell_dim].
+  // and the persons' summed scaled responses and answered counts over all
+  // n_items items [B, P] -> [B, c, cell_dim].
   torch::Tensor pool_persons(const torch::Tensor& responses, const torch::Tensor& mask,
-                             const torch::Tensor& person_score, const torch::Tensor& person_answered);
+                             const torch::Tensor& person_sum, const torch::Tensor& person_count, int64_t n_items);
   // [B, P, J] -> [B, J, cell_dim]
   torch::Tensor per_item_stage(const torch::Tensor& responses, const torch::Tensor& mask);
 
