@@ -12,10 +12,12 @@ takes (zero_grad, NLL, backward, gradient-norm clip 1.0, Adam 5e-4).
 
 The worker writes its initial weights and its batches; Python loads both, so
 the two sides start from the same parameters and train on the same data.
-Checked before timing: the same parameter and buffer names and shapes, the
-same parameter count, and the same step-0 loss within --loss-tolerance
-(relative; float32 arithmetic in a different reduction order differs by
-~1e-6, a wrong layer by far more). Then --rounds rounds, each running a
+Checked: the same parameter and buffer names and shapes, the same parameter
+count, and the same loss at every step within --loss-tolerance (relative;
+float32 arithmetic in a different reduction order differs by ~1e-6, a wrong
+layer by far more). The step-0 loss alone would not do: the flow's output
+layers start at zero, so it does not depend on the summary network; the
+losses after the first update do. Then --rounds rounds, each running a
 shape's steps (times --scale) on the C++ side and then on the Python side.
 Per side: the median over the rounds of steps per wall second, of steps per
 CPU second (user + system of the process: what a step costs, unaffected by
@@ -119,18 +121,29 @@ class SetAttentionBlock(nn.Module):
         return self.norm_feed_forward(h + self.feed_forward(h))
 
 
-def cell_features(responses, mask, answered, person_score, person_answered):
+def cell_features(responses, mask, answered, person_sum, person_count, n_items):
     # Binary items (K = 2): the response, the person's score, the item's
-    # p-value, the centred response, the person's and the item's answered shares.
+    # p-value, the centred response, the person's and the item's answered
+    # shares, the rest score standardized over the item's persons, and its
+    # product with the response centred by the p-value.
     scaled = responses * mask
-    score = person_score.unsqueeze(2)
+    total, count = person_sum.unsqueeze(2), person_count.unsqueeze(2)
+    score = total / count.clamp_min(1.0)
+    p_value = scaled.sum(1, keepdim=True) / answered.clamp_min(1.0)
+    rest = (total - scaled) / (count - mask).clamp_min(1.0)
+    rest_mean = (rest * mask).sum(1, keepdim=True) / answered.clamp_min(1.0)
+    rest_centred = (rest - rest_mean) * mask
+    rest_sd = (rest_centred.square().sum(1, keepdim=True) / answered.clamp_min(1.0) + 1e-4).sqrt()
+    rest_z = rest_centred / rest_sd
     features = [
         responses.ge(1).to(mask.dtype) * mask,
         score.expand_as(responses),
-        (scaled.sum(1, keepdim=True) / answered.clamp_min(1.0)).expand_as(responses),
+        p_value.expand_as(responses),
         (scaled - score) * mask,
-        person_answered.unsqueeze(2).expand_as(responses),
+        (count / float(n_items)).expand_as(responses),
         (answered / float(responses.size(1))).expand_as(responses),
+        rest_z,
+        (scaled - p_value) * rest_z,
     ]
     return torch.stack(features, -1)
 
@@ -140,30 +153,29 @@ class SummaryNetwork(nn.Module):
         super().__init__()
         self.item_chunk = item_chunk
         self.checkpointing = checkpointing
-        self.phi = Mlp(6, [64, 64, 32])
+        self.phi = Mlp(8, [64, 64, 32])
         self.item_projection = nn.Linear(32, 64)
         self.attention_blocks = nn.ModuleList([SetAttentionBlock(64, 4) for _ in range(2)])
         self.global_mlp = Mlp(64, [64, 32])
 
-    def pool_persons(self, responses, mask, person_score, person_answered):
+    def pool_persons(self, responses, mask, person_sum, person_count, n_items):
         answered = mask.sum(1, keepdim=True)
-        phi = self.phi(cell_features(responses, mask, answered, person_score, person_answered))
+        phi = self.phi(cell_features(responses, mask, answered, person_sum, person_count, n_items))
         phi.mul_(mask.unsqueeze(-1))
         return phi.sum(1) / answered.clamp_min(1.0).squeeze(1).unsqueeze(-1)
 
     def per_item_stage(self, responses, mask):
         n_items = responses.size(2)
-        answered = mask.sum(2)
-        person_score = (responses * mask).sum(2) / answered.clamp_min(1.0)
-        person_answered = answered / float(n_items)
+        person_count = mask.sum(2)
+        person_sum = (responses * mask).sum(2)
         chunk = min(self.item_chunk or n_items, n_items)
         pooled = []
         for r, m in zip(responses.split(chunk, 2), mask.split(chunk, 2)):
             if self.checkpointing:
-                pooled.append(checkpoint(self.pool_persons, r, m, person_score, person_answered,
+                pooled.append(checkpoint(self.pool_persons, r, m, person_sum, person_count, n_items,
                                          use_reentrant=False))
             else:
-                pooled.append(self.pool_persons(r, m, person_score, person_answered))
+                pooled.append(self.pool_persons(r, m, person_sum, person_count, n_items))
         return torch.cat(pooled, 1)
 
     def forward(self, responses, mask):
@@ -343,19 +355,24 @@ def compare(args, shape_name, mode_name, tmp):
         if cpp.parameter_count != python.parameter_count():
             sys.exit(f"train_vs_pytorch: {cpp.parameter_count} parameters in C++, "
                      f"{python.parameter_count()} in Python")
-        # Step 0 from the same weights on the same batch, then a warm-up step each.
-        _, (cpp_loss0,) = cpp.steps(1)
-        _, (python_loss0,) = python.steps(1)
-        relative = abs(cpp_loss0 - python_loss0) / abs(python_loss0)
-        if relative > args.loss_tolerance:
-            sys.exit(f"train_vs_pytorch: step-0 loss {cpp_loss0} in C++, {python_loss0} in Python "
-                     f"(relative difference {relative:.2e} > {args.loss_tolerance})")
+        # Step 0 from the same weights on the same batch (also a warm-up), then the rounds.
+        _, cpp_losses = cpp.steps(1)
+        _, python_losses = python.steps(1)
+        cpp_loss0 = cpp_losses[0]
         cpp_rounds, python_rounds = [], []
         for _ in range(args.rounds):
-            cpp_rounds.append(cpp.steps(steps)[0])
-            python_rounds.append(python.steps(steps)[0])
+            timing, losses = cpp.steps(steps)
+            cpp_rounds.append(timing)
+            cpp_losses += losses
+            timing, losses = python.steps(steps)
+            python_rounds.append(timing)
+            python_losses += losses
     finally:
         cpp.close()
+    relative = max(abs(c - p) / abs(p) for c, p in zip(cpp_losses, python_losses))
+    if relative > args.loss_tolerance:
+        sys.exit(f"train_vs_pytorch: losses C++ {cpp_losses} and Python {python_losses} differ by up to "
+                 f"{relative:.2e} (relative) > {args.loss_tolerance}")
 
     def median(rounds, value):
         return statistics.median(value(t) for t in rounds)
@@ -387,6 +404,7 @@ def main():
     print("shapes: " + "; ".join(f"{n} B={s[0]} J={s[1]}-{s[2]} P={s[3]}-{s[4]}" for n, s in SHAPES.items())
           + "; chunked = item chunk 10 + gradient checkpointing (Python: torch.utils.checkpoint)")
     print("steps/s: per wall second; steps/cpu-s: per CPU second of the process; faults: minor page faults a step")
+    print("loss0: the step-0 loss; rel diff: the largest relative difference of C++'s and Python's loss at a step")
     print(f"{'shape':7} {'mode':8} {'params':>8} {'loss0':>9} {'rel diff':>8} {'steps':>5} {'C++/s':>7} {'Py/s':>7} "
           f"{'ratio':>5} {'rounds':>10} {'C++/cpu':>7} {'Py/cpu':>7} {'ratio':>5} {'C++ flt':>8} {'Py flt':>8}  load")
     with tempfile.TemporaryDirectory(prefix="train_vs_pytorch.") as tmp:
