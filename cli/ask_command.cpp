@@ -6,12 +6,8 @@
 
 namespace bfhpo::cli {
 
-int run_ask(const std::vector<std::string>& args) {
-  namespace po = boost::program_options;
-  po::options_description options("bfhpo ask");
-  po::variables_map vm;
-  if (!parse_verb_args("ask", "STUDY.json", options, args, vm)) return 0;
-  hpo::StudySpec spec = hpo::load_study_spec(vm["study"].as<std::string>());
+int run_ask(const VerbArgs& args) {
+  hpo::StudySpec spec = load_study(args);
   hpo::Study study(spec, hpo::make_sampler(spec));
   hpo::AskedTrial asked = study.ask();
   std::cout << nlohmann::json{{"trial", asked.number}, {"params", spec.search_space.to_external(asked.params)}}.dump()

@@ -1,41 +1,55 @@
-// One CLI verb: its name, a one-line summary for `bfhpo --help`, and its entry
-// point taking the arguments after the verb. A verb parses, calls one function
-// of the library, prints, and returns the exit status; UserErrors propagate
-// to main, which prints them and exits 2.
+// The verbs' entry points, one file each. A verb takes its parsed arguments
+// (cli/verbs.hpp declares its options), calls one function of the library,
+// prints, and returns the exit status; UserErrors propagate to run_verb.
+// The study verbs run in the front executable `bfhpo` (no LibTorch), the
+// training verbs in `bfhpo-train`.
 #pragma once
+
+#include "cli/verbs.hpp"
+#include "hpo/study_spec.hpp"
 
 #include <boost/program_options.hpp>
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace bfhpo::cli {
 
-struct Command {
+using VerbArgs = boost::program_options::variables_map;
+using VerbRun = int (*)(const VerbArgs& args);
+
+struct VerbEntry {
   const char* name;
-  const char* summary;
-  int (*run)(const std::vector<std::string>& args);
+  VerbRun run;
 };
 
-const std::vector<Command>& commands();
+// Study verbs (front).
+int run_ask(const VerbArgs& args);
+int run_tell(const VerbArgs& args);
+int run_enqueue(const VerbArgs& args);
+int run_requeue(const VerbArgs& args);
+int run_status(const VerbArgs& args);
+int run_report(const VerbArgs& args);
+int run_export(const VerbArgs& args);
+// Training verbs (bfhpo-train).
+int run_train(const VerbArgs& args);
+int run_infer(const VerbArgs& args);
+int run_optimize(const VerbArgs& args);
+int run_estimate(const VerbArgs& args);
+int run_probe(const VerbArgs& args);
 
-int run_ask(const std::vector<std::string>& args);
-int run_tell(const std::vector<std::string>& args);
-int run_enqueue(const std::vector<std::string>& args);
-int run_requeue(const std::vector<std::string>& args);
-int run_status(const std::vector<std::string>& args);
-int run_report(const std::vector<std::string>& args);
-int run_export(const std::vector<std::string>& args);
-int run_train(const std::vector<std::string>& args);
-int run_infer(const std::vector<std::string>& args);
-int run_optimize(const std::vector<std::string>& args);
-int run_estimate(const std::vector<std::string>& args);
-int run_probe(const std::vector<std::string>& args);
+// The study named by the verb's STUDY.json argument, with --storage applied.
+hpo::StudySpec load_study(const VerbArgs& args);
+// --storage when given.
+std::optional<std::string> storage_override(const VerbArgs& args);
 
-// Parses `args` against `options` with STUDY.json as the first positional
-// argument. Returns false when --help was printed.
-bool parse_verb_args(const std::string& verb, const std::string& usage,
-                     boost::program_options::options_description& options,
-                     const std::vector<std::string>& args, boost::program_options::variables_map& vm);
+// The entry of `entries` named `name`; a verb of the table without one is a bug (std::logic_error).
+VerbRun runner_of(const std::vector<VerbEntry>& entries, const std::string& name);
+
+// Parses `args` for `verb`, prints its help or runs `run`; a UserError is
+// printed ("error: ...") and gives 2. Returns the exit status of the process.
+int run_verb(const Verb& verb, const std::vector<std::string>& args, const std::function<int(const VerbArgs&)>& run);
 
 }  // namespace bfhpo::cli

@@ -27,24 +27,15 @@ std::string oom_notice(int trial, const trials::OomEvent& failed, const std::opt
 
 }  // namespace
 
-int run_optimize(const std::vector<std::string>& args) {
-  namespace po = boost::program_options;
-  po::options_description options("bfhpo optimize");
-  options.add_options()("n-trials", po::value<int>(), "override n_trials (the study's total finished trials)")(
-      "timeout", po::value<double>(), "stop starting trials after S seconds")(
-      "seed", po::value<uint64_t>(), "override the study's seed")(
-      "no-memory-gate", "launch every proposal; OOMs are then handled by the backoff ladder only");
-  po::variables_map vm;
-  if (!parse_verb_args("optimize", "STUDY.json [--n-trials N] [--timeout S] [--seed S] [--no-memory-gate]", options,
-                       args, vm))
-    return 0;
+int run_optimize(const VerbArgs& args) {
   trials::OptimizeOptions request;
-  request.study_file = vm["study"].as<std::string>();
-  if (vm.count("n-trials")) request.n_trials = vm["n-trials"].as<int>();
-  if (vm.count("timeout")) request.timeout_s = vm["timeout"].as<double>();
-  if (vm.count("seed")) request.seed = vm["seed"].as<uint64_t>();
-  if (vm.count("no-memory-gate")) request.memory_gate = false;
-  const hpo::StudySpec spec = hpo::load_study_spec(request.study_file);
+  request.study_file = args["study"].as<std::string>();
+  request.storage = storage_override(args);
+  if (args.count("n-trials")) request.n_trials = args["n-trials"].as<int>();
+  if (args.count("timeout")) request.timeout_s = args["timeout"].as<double>();
+  if (args.count("seed")) request.seed = args["seed"].as<uint64_t>();
+  if (args.count("no-memory-gate")) request.memory_gate = false;
+  const hpo::StudySpec spec = hpo::load_study_spec(request.study_file, request.storage);
   const int n_trials = request.n_trials.value_or(spec.n_trials);
 
   std::signal(SIGINT, on_interrupt);

@@ -5,15 +5,10 @@
 
 namespace bfhpo::cli {
 
-int run_requeue(const std::vector<std::string>& args) {
-  namespace po = boost::program_options;
-  po::options_description options("bfhpo requeue");
-  options.add_options()("trial", po::value<int>()->required(), "the RUNNING trial to release");
-  po::variables_map vm;
-  if (!parse_verb_args("requeue", "STUDY.json --trial N", options, args, vm)) return 0;
-  hpo::StudySpec spec = hpo::load_study_spec(vm["study"].as<std::string>());
+int run_requeue(const VerbArgs& args) {
+  hpo::StudySpec spec = load_study(args);
   hpo::Study study(spec, nullptr, hpo::Study::Open::MustExist);
-  const int number = vm["trial"].as<int>();
+  const int number = args["trial"].as<int>();
   const int waiting = study.requeue(number);
   std::cout << nlohmann::json{{"trial", number}, {"state", "FAIL"}, {"requeued_as", waiting}}.dump() << std::endl;
   return 0;

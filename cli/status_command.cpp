@@ -7,13 +7,8 @@
 
 namespace bfhpo::cli {
 
-int run_status(const std::vector<std::string>& args) {
-  namespace po = boost::program_options;
-  po::options_description options("bfhpo status");
-  options.add_options()("json", "print the status as one JSON object");
-  po::variables_map vm;
-  if (!parse_verb_args("status", "STUDY.json [--json]", options, args, vm)) return 0;
-  hpo::StudySpec spec = hpo::load_study_spec(vm["study"].as<std::string>());
+int run_status(const VerbArgs& args) {
+  hpo::StudySpec spec = load_study(args);
   hpo::Study study(spec, nullptr, hpo::Study::Open::ReadOnly);
   const auto trials = study.trials();
   // RUNNING trials nobody is working on any more (a dead ask/tell caller, a
@@ -23,7 +18,7 @@ int run_status(const std::vector<std::string>& args) {
   for (const auto& t : trials)
     if (const std::string reason = hpo::abandoned_reason(t, spec.stale_after_s, now); !reason.empty())
       abandoned.push_back({{"number", t.number}, {"reason", reason}});
-  if (vm.count("json")) {
+  if (args.count("json")) {
     nlohmann::json status = hpo::study_status_json(spec, trials);
     status["abandoned"] = abandoned;
     std::cout << status.dump(2) << std::endl;

@@ -27,33 +27,24 @@ double parse_value(const std::string& text) {
 
 }  // namespace
 
-int run_tell(const std::vector<std::string>& args) {
-  namespace po = boost::program_options;
-  po::options_description options("bfhpo tell");
-  options.add_options()("trial", po::value<int>()->required(), "the trial number printed by ask")(
-      "value", po::value<std::string>(), "the objective value (the trial becomes COMPLETE)")(
-      "state", po::value<std::string>(), "complete|pruned|fail (default complete with --value)")(
-      "step", po::value<int>(), "report --value as the intermediate value of this step instead of finishing");
-  po::variables_map vm;
-  if (!parse_verb_args("tell", "STUDY.json --trial N (--value V | --state pruned|fail)", options, args, vm)) return 0;
-
+int run_tell(const VerbArgs& args) {
   std::optional<double> value;
-  if (vm.count("value")) value = parse_value(vm["value"].as<std::string>());
+  if (args.count("value")) value = parse_value(args["value"].as<std::string>());
   hpo::TrialState state = hpo::TrialState::Complete;
-  if (vm.count("state")) {
-    const std::string s = vm["state"].as<std::string>();
+  if (args.count("state")) {
+    const std::string s = args["state"].as<std::string>();
     if (s == "complete") state = hpo::TrialState::Complete;
     else if (s == "pruned") state = hpo::TrialState::Pruned;
     else if (s == "fail") state = hpo::TrialState::Fail;
     else throw UserError("bfhpo tell: --state '" + s + "' is unknown. Fix: use complete, pruned or fail");
   }
-  if (vm.count("step")) {
-    if (vm.count("state"))
+  if (args.count("step")) {
+    if (args.count("state"))
       throw UserError("bfhpo tell: --step reports an intermediate value and --state finishes the trial. "
                       "Fix: give one of them (report with --step S --value V, then finish with a second tell)");
     if (!value) throw UserError("bfhpo tell: --step needs --value. Fix: pass --step S --value V");
-    if (vm["step"].as<int>() < 0)
-      throw UserError("bfhpo tell: --step " + std::to_string(vm["step"].as<int>()) +
+    if (args["step"].as<int>() < 0)
+      throw UserError("bfhpo tell: --step " + std::to_string(args["step"].as<int>()) +
                       " is negative. Fix: give the step (epoch) as 0 or more");
   } else if (state == hpo::TrialState::Complete && !value) {
     throw UserError("bfhpo tell: a complete trial needs --value. Fix: pass --value V or --state pruned|fail");
@@ -62,11 +53,11 @@ int run_tell(const std::vector<std::string>& args) {
                     " trial takes no value (Optuna refuses it too). Fix: drop --value, or drop --state to complete it");
   }
 
-  hpo::StudySpec spec = hpo::load_study_spec(vm["study"].as<std::string>());
+  hpo::StudySpec spec = load_study(args);
   hpo::Study study(spec, hpo::make_sampler(spec), hpo::Study::Open::MustExist);
-  const int number = vm["trial"].as<int>();
-  if (vm.count("step")) {
-    study.report(number, vm["step"].as<int>(), *value);
+  const int number = args["trial"].as<int>();
+  if (args.count("step")) {
+    study.report(number, args["step"].as<int>(), *value);
     const bool prune = study.should_prune(number).prune;
     std::cout << nlohmann::json{{"trial", number}, {"should_prune", prune}}.dump() << std::endl;
     return 0;

@@ -24,25 +24,13 @@ void print_reproduction(const trials::TrainOutcome& outcome) {
 
 }  // namespace
 
-int run_train(const std::vector<std::string>& args) {
-  namespace po = boost::program_options;
-  po::options_description options("bfhpo train");
-  options.add_options()("params", po::value<std::string>(),
-                        "PARAMS.json: what `export --best` writes, or {\"name\": value}; default: the study's fixed values")(
-      "epochs", po::value<int>(), "override training.epochs")(
-      "seed", po::value<uint64_t>(), "train with this seed (default: the exported trial's, else the study's)")(
-      "out", po::value<std::string>(), "folder for weights.pt, config.json, result.json (default STUDY.json.train)")(
-      "json", "print the result as JSON only");
-  po::variables_map vm;
-  if (!parse_verb_args("train", "STUDY.json [--params PARAMS.json] [--epochs N] [--seed S] [--out DIR] [--json]", options, args,
-                       vm))
-    return 0;
+int run_train(const VerbArgs& args) {
   trials::TrainRequest request;
-  request.study_file = vm["study"].as<std::string>();
-  if (vm.count("params")) request.params_file = vm["params"].as<std::string>();
-  if (vm.count("epochs")) request.epochs = vm["epochs"].as<int>();
-  if (vm.count("seed")) request.seed = vm["seed"].as<uint64_t>();
-  if (vm.count("out")) request.out_dir = vm["out"].as<std::string>();
+  request.study_file = args["study"].as<std::string>();
+  if (args.count("params")) request.params_file = args["params"].as<std::string>();
+  if (args.count("epochs")) request.epochs = args["epochs"].as<int>();
+  if (args.count("seed")) request.seed = args["seed"].as<uint64_t>();
+  if (args.count("out")) request.out_dir = args["out"].as<std::string>();
 
   ProgressDisplay progress;
   const auto outcome = trials::train_configuration(
@@ -53,7 +41,7 @@ int run_train(const std::vector<std::string>& args) {
       },
       [&](const trials::StepReport& s) { progress.on_step(s.epoch, s.epochs, s.step, s.num_batches, s.loss); });
   progress.finish_trial();
-  if (vm.count("json")) {
+  if (args.count("json")) {
     std::cout << outcome.to_json().dump(2) << std::endl;
     return 0;
   }

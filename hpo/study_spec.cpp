@@ -1,6 +1,7 @@
 #include "hpo/study_spec.hpp"
 
 #include "common/config_reader.hpp"
+#include "common/user_error.hpp"
 #include "hpo/pruner.hpp"
 #include "hpo/sampler_factory.hpp"
 #include "hpo/storage/postgres_url.hpp"
@@ -9,8 +10,27 @@ namespace bfhpo::hpo {
 
 using nlohmann::json;
 
-StudySpec load_study_spec(const std::filesystem::path& file) {
-  return parse_study_spec(read_config_file(file, "study file"), file);
+namespace {
+
+// Writing trials into the study file would destroy it.
+bool names_study_file(const std::filesystem::path& storage, const std::filesystem::path& source) {
+  std::error_code same_error;
+  return std::filesystem::equivalent(storage, source, same_error);
+}
+
+}  // namespace
+
+StudySpec load_study_spec(const std::filesystem::path& file, const std::optional<std::string>& storage_override) {
+  StudySpec spec = parse_study_spec(read_config_file(file, "study file"), file);
+  if (!storage_override) return spec;
+  if (storage_override->empty())
+    throw UserError("--storage: empty. Fix: give a journal path or a postgresql:// URL");
+  spec.storage = *storage_override;
+  if (names_study_file(spec.storage, file))
+    throw UserError("--storage " + *storage_override + ": names the study file " + file.string() +
+                    " itself; writing trials there would destroy it. Fix: give e.g. --storage " +
+                    file.filename().string() + ".journal");
+  return spec;
 }
 
 StudySpec parse_study_spec(const json& document, const std::filesystem::path& source) {
@@ -50,8 +70,7 @@ StudySpec parse_study_spec(const json& document, const std::filesystem::path& so
     spec.storage = source;
     spec.storage += ".journal";
   }
-  std::error_code same_error;
-  if (std::filesystem::equivalent(spec.storage, source, same_error))
+  if (names_study_file(spec.storage, source))
     throw top.error("storage", "names the study file itself; writing trials there would destroy the study file",
                     "write e.g. \"storage\": \"" + source.filename().string() + ".journal\"");
   if (const auto stale = top.number("stale_after_s")) {

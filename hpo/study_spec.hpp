@@ -47,8 +47,11 @@ struct StudySpec {
   bool has_simulator() const { return document.contains("simulator"); }
 };
 
-// Throws UserError naming the file, the field and the fix.
-StudySpec load_study_spec(const std::filesystem::path& file);
+// Throws UserError naming the file, the field and the fix. `storage_override`
+// (the CLI's --storage) replaces the file's "storage": a journal path relative
+// to the working folder, as any command-line path, or a postgresql:// URL.
+StudySpec load_study_spec(const std::filesystem::path& file,
+                          const std::optional<std::string>& storage_override = std::nullopt);
 StudySpec parse_study_spec(const nlohmann::json& document, const std::filesystem::path& source);
 
 }  // namespace bfhpo::hpo

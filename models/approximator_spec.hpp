@@ -7,7 +7,7 @@
 // "summary.embed_dim", "flow.depth", "calibration.weight").
 #pragma once
 
-#include "models/networks/mlp.hpp"
+#include "models/networks/activation.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -12,6 +12,7 @@ namespace bfhpo::report {
 namespace {
 
 constexpr double kLeft = 64, kRight = 14, kTop = 30, kBottom = 46;
+constexpr int kLegendRow = 20;  // below the x axis's label, so a legend never covers a mark
 
 std::string num(double v) {
   char text[32];
@@ -170,11 +171,12 @@ void SvgChart::bars(const std::vector<double>& xs, const std::vector<double>& he
 }
 
 void SvgChart::legend(const std::vector<std::pair<std::string, std::string>>& label_and_class) {
+  legend_.clear();
   double x = kLeft + 6;
   for (const auto& [label, css_class] : label_and_class) {
-    labels_ += "<rect class=\"" + css_class + " legend-swatch\" x=\"" + num(x) + "\" y=\"" + num(kTop + 4) +
-              "\" width=\"10\" height=\"10\"/><text class=\"legend\" x=\"" + num(x + 14) + "\" y=\"" + num(kTop + 13) +
-              "\">" + xml_escape(label) + "</text>\n";
+    legend_ += "<rect class=\"" + css_class + " legend-swatch\" x=\"" + num(x) + "\" y=\"" + num(height_ + 2.0) +
+               "\" width=\"10\" height=\"10\"/><text class=\"legend\" x=\"" + num(x + 14) + "\" y=\"" +
+               num(height_ + 11.0) + "\">" + xml_escape(label) + "</text>\n";
     x += 24 + 6.5 * static_cast<double>(label.size());
   }
 }
@@ -182,9 +184,10 @@ void SvgChart::legend(const std::vector<std::pair<std::string, std::string>>& la
 std::string SvgChart::svg() const {
   static std::atomic<int> charts{0};
   const std::string clip = "plot-area-" + std::to_string(++charts);
+  const int total_height = height_ + (legend_.empty() ? 0 : kLegendRow);
   std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"" + std::to_string(width_) +
-                    "\" height=\"" + std::to_string(height_) + "\" viewBox=\"0 0 " + std::to_string(width_) + " " +
-                    std::to_string(height_) + "\">\n";
+                    "\" height=\"" + std::to_string(total_height) + "\" viewBox=\"0 0 " + std::to_string(width_) +
+                    " " + std::to_string(total_height) + "\">\n";
   out += "<text class=\"chart-title\" x=\"" + num(kLeft) + "\" y=\"18\">" + xml_escape(title_) + "</text>\n";
   const double bottom = height_ - kBottom, right = width_ - kRight;
   out += "<rect class=\"frame\" x=\"" + num(kLeft) + "\" y=\"" + num(kTop) + "\" width=\"" + num(right - kLeft) +
@@ -206,7 +209,7 @@ std::string SvgChart::svg() const {
   // Marks outside the ranges (an outlier, a line leaving the frame) are cut at the frame.
   out += "<clipPath id=\"" + clip + "\"><rect x=\"" + num(kLeft) + "\" y=\"" + num(kTop) + "\" width=\"" +
          num(right - kLeft) + "\" height=\"" + num(bottom - kTop) + "\"/></clipPath>\n";
-  out += "<g class=\"marks\" clip-path=\"url(#" + clip + ")\">\n" + marks_ + "</g>\n" + labels_ + "</svg>\n";
+  out += "<g class=\"marks\" clip-path=\"url(#" + clip + ")\">\n" + marks_ + "</g>\n" + labels_ + legend_ + "</svg>\n";
   return out;
 }
 

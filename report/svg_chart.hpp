@@ -52,6 +52,8 @@ class SvgChart {
   // Bars from y = 0 (clipped to the range) to each height, centred on xs, `width` in data units.
   void bars(const std::vector<double>& xs, const std::vector<double>& heights, double width,
             const std::vector<std::string>& css_classes, const std::vector<std::string>& tooltips = {});
+  // One swatch and label per entry, in a row of its own below the chart (the
+  // SVG grows by that row), so it never covers a mark.
   void legend(const std::vector<std::pair<std::string, std::string>>& label_and_class);
 
   std::string svg() const;
@@ -64,7 +66,8 @@ class SvgChart {
   Range x_, y_;
   int width_, height_;
   std::string marks_;   // clipped to the plot area
-  std::string labels_;  // legend and line labels, drawn over it
+  std::string labels_;  // line labels, drawn over it
+  std::string legend_;  // the row below the chart
 };
 
 // Horizontal bars from 0, one a label, top to bottom, each with its value written after it.

@@ -1,7 +1,7 @@
 #include "trials/export.hpp"
 
 #include "hpo/study_report.hpp"
-#include "models/simulators/item_response_model.hpp"
+#include "models/simulators/simulator_spec.hpp"
 #include "trials/reproduction.hpp"
 #include "trials/trial_config.hpp"
 
@@ -60,7 +60,7 @@ json bayesflow_json(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTri
   // cells (a set over persons) through a DeepSet, the item's parameters through the flow.
   out["adapter"] = {{"method", "bayesflow.approximators.ContinuousApproximator.build_adapter"},
                     {"kwargs",
-                     {{"inference_variables", models::make_item_response_model(config.simulator)->parameter_names()},
+                     {{"inference_variables", models::item_parameter_names(config.simulator)},
                       {"summary_variables", json::array({"item_cells"})}}}};
   out["summary_network"] = {{"class", "bayesflow.networks.DeepSet"},
                             {"kwargs",

@@ -21,6 +21,7 @@ namespace bfhpo::trials {
 
 struct OptimizeOptions {
   std::filesystem::path study_file;
+  std::optional<std::string> storage;  // override the study's storage (a journal path or a postgresql:// URL)
   std::optional<int> n_trials;       // override the study's n_trials
   std::optional<double> timeout_s;   // override the study's timeout_s
   std::optional<uint64_t> seed;      // override the study's seed

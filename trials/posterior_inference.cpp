@@ -30,8 +30,8 @@ ModelFiles train_output_files(const std::filesystem::path& dir) {
   return {read_config_file(config_file, "model configuration"), dir / "weights.pt", config_file.string()};
 }
 
-ModelFiles best_trial_files(const std::filesystem::path& study_file) {
-  const hpo::StudySpec spec = hpo::load_study_spec(study_file);
+ModelFiles best_trial_files(const std::filesystem::path& study_file, const std::optional<std::string>& storage) {
+  const hpo::StudySpec spec = hpo::load_study_spec(study_file, storage);
   if (!spec.has_simulator())
     throw UserError::at(study_file.string(), "simulator", "not a training study, so it has no trained model",
                         "give a training study or a folder `bfhpo train` wrote");
@@ -152,12 +152,13 @@ torch::Tensor draws_in_support(models::ContinuousApproximatorImpl& approximator,
 
 }  // namespace
 
-TrainedModel load_trained_model(const std::filesystem::path& model_dir_or_study) {
+TrainedModel load_trained_model(const std::filesystem::path& model_dir_or_study,
+                                const std::optional<std::string>& storage_override) {
   if (!std::filesystem::exists(model_dir_or_study))
     throw UserError(model_dir_or_study.string() + ": no such file or folder. Fix: give a folder `bfhpo train` "
                                                   "wrote or a training study file");
   const ModelFiles files = std::filesystem::is_directory(model_dir_or_study) ? train_output_files(model_dir_or_study)
-                                                                            : best_trial_files(model_dir_or_study);
+                                                                            : best_trial_files(model_dir_or_study, storage_override);
   TrainedModel model;
   model.config = parse_trial_config(files.config, files.source);
   model.weights = files.weights;

@@ -27,6 +27,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,9 @@ struct TrainedModel {
   std::filesystem::path weights;
 };
 
-TrainedModel load_trained_model(const std::filesystem::path& model_dir_or_study);
+// `storage_override`: the study's storage instead of its file's "storage" (the CLI's --storage).
+TrainedModel load_trained_model(const std::filesystem::path& model_dir_or_study,
+                                const std::optional<std::string>& storage_override = std::nullopt);
 
 // The responses `model` reads: its categories, and missing cells when it trained on them.
 ResponseFormat response_format(const TrainedModel& model);

@@ -6,6 +6,7 @@
 #include "memory/meter.hpp"
 #include "memory/oom.hpp"
 #include "report/trial_facts.hpp"
+#include "trials/device.hpp"
 #include "trials/evaluation.hpp"
 #include "trials/memory_gate.hpp"
 #include "trials/oom_retry.hpp"

@@ -3,6 +3,7 @@
 #include "common/atomic_file.hpp"
 #include "common/config_reader.hpp"
 #include "hpo/study_spec.hpp"
+#include "trials/device.hpp"
 #include "trials/evaluation.hpp"
 #include "trials/training_threads.hpp"
 

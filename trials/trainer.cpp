@@ -33,23 +33,6 @@ std::string to_string(StopReason reason) {
   throw std::logic_error("unknown stop reason");
 }
 
-std::optional<ConfigProblem> TrainingOptions::problem() const {
-  if (!(learning_rate > 0)) return ConfigProblem{"learning_rate", "must be positive", "give e.g. 5e-4"};
-  if (!(warmup_fraction >= 0 && warmup_fraction < 1))
-    return ConfigProblem{"warmup_fraction", "must be in [0, 1)", "give e.g. 0.05"};
-  if (!(clip_grad_norm >= 0))
-    return ConfigProblem{"clip_grad_norm", "must be >= 0, got " + std::to_string(clip_grad_norm),
-                         "give a norm such as 1.0, or 0 to turn clipping off"};
-  if (threads < 0)
-    return ConfigProblem{"threads", "must be >= 1, got " + std::to_string(threads),
-                         "give the cores to train with, or leave it out to use every core the process is given"};
-  if (static_cast<int64_t>(epochs) * num_batches > std::numeric_limits<int>::max())
-    return ConfigProblem{"epochs", std::to_string(epochs) + " epochs x " + std::to_string(num_batches) +
-                                       " num_batches exceeds 2147483647 steps",
-                         "give fewer epochs or num_batches"};
-  return std::nullopt;
-}
-
 Trainer::Trainer(std::shared_ptr<models::ContinuousApproximatorImpl> approximator,
                  const models::SimulatorSpec& simulator, TrainingOptions options, torch::Device device)
     : approximator_(std::move(approximator)),

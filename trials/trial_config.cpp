@@ -42,7 +42,8 @@ void set_training_field(TrialConfig& config, const std::string& key, const json&
   } else if (key == "device") {
     if (!value.is_string()) throw UserError::at(source, field, "expected a string", "use \"auto\", \"cpu\" or \"cuda\"");
     config.device = value.get<std::string>();
-    resolve_device(config.device, source);
+    if (config.device != "auto" && config.device != "cpu" && config.device != "cuda")
+      throw UserError::at(source, field, "unknown device \"" + config.device + "\"", "use \"auto\", \"cpu\" or \"cuda\"");
   } else {
     throw std::logic_error("set_training_field: unchecked name " + field);
   }
@@ -77,9 +78,9 @@ bool is_model_field(const std::string& name) { return name == "param_dim" || nam
 // The approximator takes the model's target dimension and response categories;
 // a study file that gives others is refused.
 void match_model(TrialConfig& config, const json& document, const std::string& source) {
-  const auto model = models::make_item_response_model(config.simulator);
-  const std::pair<const char*, int64_t> fields[] = {{"param_dim", model->param_dim()},
-                                                    {"n_categories", model->n_categories()}};
+  const auto param_dim = static_cast<int64_t>(models::item_parameter_names(config.simulator).size());
+  const std::pair<const char*, int64_t> fields[] = {{"param_dim", param_dim},
+                                                    {"n_categories", config.simulator.n_categories}};
   for (const auto& [name, value] : fields) {
     const json* approximator = document.is_object() && document.contains("approximator") ? &document["approximator"] : nullptr;
     if (approximator && approximator->is_object() && approximator->contains(name) && (*approximator)[name] != value)
@@ -88,8 +89,8 @@ void match_model(TrialConfig& config, const json& document, const std::string& s
                               (*approximator)[name].dump(),
                           "remove it: simulator.model decides it");
   }
-  config.approximator.param_dim = model->param_dim();
-  config.approximator.n_categories = model->n_categories();
+  config.approximator.param_dim = param_dim;
+  config.approximator.n_categories = config.simulator.n_categories;
 }
 
 std::vector<std::string> searchable_names() {
@@ -115,17 +116,6 @@ void apply_param(TrialConfig& config, const std::string& name, const json& value
 }
 
 }  // namespace
-
-torch::Device resolve_device(const std::string& device, const std::string& source) {
-  if (device == "cpu") return torch::kCPU;
-  if (device == "cuda" || device == "auto") {
-    if (torch::cuda::is_available()) return torch::kCUDA;
-    if (device == "auto") return torch::kCPU;
-    throw UserError::at(source, "training.device", "\"cuda\" asked but no CUDA device is available",
-                        "use \"auto\" or \"cpu\"");
-  }
-  throw UserError::at(source, "training.device", "unknown device \"" + device + "\"", "use \"auto\", \"cpu\" or \"cuda\"");
-}
 
 uint64_t trial_seed(uint64_t study_seed, int number) { return study_seed + static_cast<uint64_t>(number); }
 

@@ -17,13 +17,15 @@
 // Every error is a UserError naming the study file, the field and the fix
 // (the closest valid name for an unknown one). The approximator's param_dim
 // and n_categories are the model's (a study file that sets them otherwise is
-// refused).
+// refused). LibTorch-free: the front executable reads training studies'
+// configurations for export; whether a "cuda" device exists is checked when
+// training starts (trials/device.hpp).
 #pragma once
 
 #include "hpo/study_spec.hpp"
 #include "models/approximator_spec.hpp"
-#include "models/simulators/simulator.hpp"
-#include "trials/trainer.hpp"
+#include "models/simulators/simulator_spec.hpp"
+#include "trials/training_options.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -55,7 +57,5 @@ TrialConfig parse_trial_config(const nlohmann::json& document, const std::string
 
 // The training seed of a study's trial `number` (simulation, initialisation, dropout).
 uint64_t trial_seed(uint64_t study_seed, int number);
-
-torch::Device resolve_device(const std::string& device, const std::string& source);
 
 }  // namespace bfhpo::trials

@@ -7,13 +7,13 @@
 // (x - mean) / std, inverse maps back; log_det_jacobian = -sum(log std).
 #pragma once
 
+#include "models/networks/activation.hpp"
+
 #include <vector>
 
 #include <torch/torch.h>
 
 namespace bfhpo::models {
-
-enum class Activation { relu, silu, gelu };
 
 struct MlpOptions {
   int64_t in_dim = 1;

@@ -90,8 +90,11 @@ torch::Tensor ThreePlModel::log_prior(const torch::Tensor& item_params) const {
          logit_c;
 }
 
-GradedResponseModel::GradedResponseModel(int64_t n_categories, NormalPrior log_a, NormalPrior thresholds)
-    : n_categories_(n_categories), log_a_(log_a), thresholds_(thresholds) {
+GradedResponseModel::GradedResponseModel(const SimulatorSpec& spec)
+    : ItemResponseModel(spec),
+      n_categories_(spec.n_categories),
+      log_a_(spec.priors.log_a),
+      thresholds_(spec.priors.thresholds) {
   if (n_categories_ < 2) throw std::invalid_argument("GradedResponseModel: needs at least 2 categories");
   torch::NoGradGuard no_grad;
   auto generator = at::make_generator<at::CPUGeneratorImpl>(0x6A5D2E11ULL);
@@ -100,12 +103,6 @@ GradedResponseModel::GradedResponseModel(int64_t n_categories, NormalPrior log_a
           .sort(1));
   prior_variance_ = torch::cat({torch::tensor({log_a_.sd * log_a_.sd}, torch::kFloat64),
                                 sorted.var(0) * (thresholds_.sd * thresholds_.sd)});
-}
-
-std::vector<std::string> GradedResponseModel::parameter_names() const {
-  std::vector<std::string> names{"log_a"};
-  for (int64_t k = 1; k < n_categories_; ++k) names.push_back("b" + std::to_string(k));
-  return names;
 }
 
 torch::Tensor GradedResponseModel::draw_item_params(int64_t batch, int64_t items, at::Generator& generator) const {

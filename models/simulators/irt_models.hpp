@@ -10,8 +10,7 @@ namespace bfhpo::models {
 // Rasch (1PL): target b; a = 1.
 class RaschModel : public ItemResponseModel {
  public:
-  explicit RaschModel(NormalPrior b) : b_(b) {}
-  std::vector<std::string> parameter_names() const override { return {"b"}; }
+  explicit RaschModel(const SimulatorSpec& spec) : ItemResponseModel(spec), b_(spec.priors.b) {}
   torch::Tensor draw_item_params(int64_t batch, int64_t items, at::Generator& generator) const override;
   torch::Tensor exceedance_probabilities(const torch::Tensor& theta, const torch::Tensor& item_params) const override;
   torch::Tensor prior_variance() const override;
@@ -24,8 +23,8 @@ class RaschModel : public ItemResponseModel {
 // 2PL: target (log a, b).
 class TwoPlModel : public ItemResponseModel {
  public:
-  TwoPlModel(NormalPrior log_a, NormalPrior b) : log_a_(log_a), b_(b) {}
-  std::vector<std::string> parameter_names() const override { return {"log_a", "b"}; }
+  explicit TwoPlModel(const SimulatorSpec& spec)
+      : ItemResponseModel(spec), log_a_(spec.priors.log_a), b_(spec.priors.b) {}
   torch::Tensor draw_item_params(int64_t batch, int64_t items, at::Generator& generator) const override;
   torch::Tensor exceedance_probabilities(const torch::Tensor& theta, const torch::Tensor& item_params) const override;
   torch::Tensor prior_variance() const override;
@@ -40,8 +39,8 @@ class TwoPlModel : public ItemResponseModel {
 // + trigamma(beta).
 class ThreePlModel : public ItemResponseModel {
  public:
-  ThreePlModel(NormalPrior log_a, NormalPrior b, BetaPrior c) : log_a_(log_a), b_(b), c_(c) {}
-  std::vector<std::string> parameter_names() const override { return {"log_a", "b", "logit_c"}; }
+  explicit ThreePlModel(const SimulatorSpec& spec)
+      : ItemResponseModel(spec), log_a_(spec.priors.log_a), b_(spec.priors.b), c_(spec.priors.c) {}
   torch::Tensor draw_item_params(int64_t batch, int64_t items, at::Generator& generator) const override;
   torch::Tensor exceedance_probabilities(const torch::Tensor& theta, const torch::Tensor& item_params) const override;
   torch::Tensor prior_variance() const override;
@@ -58,8 +57,7 @@ class ThreePlModel : public ItemResponseModel {
 // from 200000 seeded draws (no closed form; relative error below 1%).
 class GradedResponseModel : public ItemResponseModel {
  public:
-  GradedResponseModel(int64_t n_categories, NormalPrior log_a, NormalPrior thresholds);
-  std::vector<std::string> parameter_names() const override;
+  explicit GradedResponseModel(const SimulatorSpec& spec);
   int64_t n_categories() const override { return n_categories_; }
   torch::Tensor draw_item_params(int64_t batch, int64_t items, at::Generator& generator) const override;
   torch::Tensor exceedance_probabilities(const torch::Tensor& theta, const torch::Tensor& item_params) const override;

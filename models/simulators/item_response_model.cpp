@@ -7,11 +7,10 @@
 namespace bfhpo::models {
 
 std::shared_ptr<const ItemResponseModel> make_item_response_model(const SimulatorSpec& spec) {
-  const ItemPriors& p = spec.priors;
-  if (spec.model == "rasch") return std::make_shared<RaschModel>(p.b);
-  if (spec.model == "2pl") return std::make_shared<TwoPlModel>(p.log_a, p.b);
-  if (spec.model == "3pl") return std::make_shared<ThreePlModel>(p.log_a, p.b, p.c);
-  if (spec.model == "grm") return std::make_shared<GradedResponseModel>(spec.n_categories, p.log_a, p.thresholds);
+  if (spec.model == "rasch") return std::make_shared<RaschModel>(spec);
+  if (spec.model == "2pl") return std::make_shared<TwoPlModel>(spec);
+  if (spec.model == "3pl") return std::make_shared<ThreePlModel>(spec);
+  if (spec.model == "grm") return std::make_shared<GradedResponseModel>(spec);
   throw std::invalid_argument("make_item_response_model: unknown model \"" + spec.model + "\"");
 }
 

@@ -18,10 +18,12 @@ namespace bfhpo::models {
 
 class ItemResponseModel {
  public:
+  explicit ItemResponseModel(const SimulatorSpec& spec) : parameter_names_(item_parameter_names(spec)) {}
   virtual ~ItemResponseModel() = default;
 
-  // Names of the inference target's components, e.g. {"log_a", "b"}.
-  virtual std::vector<std::string> parameter_names() const = 0;
+  // Names of the inference target's components, e.g. {"log_a", "b"}
+  // (item_parameter_names, simulator_spec.hpp).
+  const std::vector<std::string>& parameter_names() const { return parameter_names_; }
   int64_t param_dim() const { return static_cast<int64_t>(parameter_names().size()); }
   // Responses take the values 0..n_categories()-1.
   virtual int64_t n_categories() const { return 2; }
@@ -41,6 +43,9 @@ class ItemResponseModel {
   // outside the support (GRM thresholds out of order). For samplers that need
   // the prior's density (the MCMC reference of bench/posterior_quality).
   virtual torch::Tensor log_prior(const torch::Tensor& item_params) const = 0;
+
+ private:
+  std::vector<std::string> parameter_names_;
 };
 
 // The model `spec.model` names, with spec's priors and categories.

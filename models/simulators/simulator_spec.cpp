@@ -1,6 +1,7 @@
 #include "models/simulators/simulator_spec.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <tuple>
 #include <utility>
 
@@ -99,6 +100,18 @@ json normal_json(const NormalPrior& p) { return {{"mean", p.mean}, {"sd", p.sd}}
 const std::vector<std::string>& model_names() {
   static const std::vector<std::string> names{"rasch", "2pl", "3pl", "grm"};
   return names;
+}
+
+std::vector<std::string> item_parameter_names(const SimulatorSpec& spec) {
+  if (spec.model == "rasch") return {"b"};
+  if (spec.model == "2pl") return {"log_a", "b"};
+  if (spec.model == "3pl") return {"log_a", "b", "logit_c"};
+  if (spec.model == "grm") {
+    std::vector<std::string> names{"log_a"};
+    for (int64_t k = 1; k < spec.n_categories; ++k) names.push_back("b" + std::to_string(k));
+    return names;
+  }
+  throw std::invalid_argument("item_parameter_names: unknown model \"" + spec.model + "\"");
 }
 
 SimulatorSpec simulator_spec_from_config(ConfigSection section) {

@@ -76,6 +76,10 @@ struct SimulatorSpec {
 // "rasch", "2pl", "3pl", "grm".
 const std::vector<std::string>& model_names();
 
+// The components of spec's per-item inference target, in the network's order:
+// {"b"}, {"log_a", "b"}, {"log_a", "b", "logit_c"}, {"log_a", "b1", .., "b{K-1}"}.
+std::vector<std::string> item_parameter_names(const SimulatorSpec& spec);
+
 // Reads study.json's "simulator" section. An unknown model names the valid
 // ones and the closest; n_categories below 2 (or given to a binary model), a
 // missing rate outside [0, 1), a prior with sd <= 0 or alpha/beta <= 0, and a

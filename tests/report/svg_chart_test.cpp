@@ -58,6 +58,32 @@ TEST_CASE("points land inside the frame at their data coordinates; text is escap
   }
 }
 
+TEST_CASE("a legend sits in a row below the chart, outside the plot frame, whatever the marks") {
+  SvgChart chart("t", "x", "y", {0, 10}, {0, 100}, 540, 300);
+  chart.points({0, 10}, {100, 100}, "p");  // marks in the frame's top-left and top-right corners
+  chart.legend({{"first", "a"}, {"second", "b"}});
+  const std::string svg = chart.svg();
+  const std::regex frame("<rect class=\"frame\" x=\"([0-9.]+)\" y=\"([0-9.]+)\" width=\"([0-9.]+)\" height=\"([0-9.]+)\"");
+  std::smatch f;
+  REQUIRE(std::regex_search(svg, f, frame));
+  const double frame_bottom = std::stod(f[2]) + std::stod(f[4]);
+  const std::regex swatch("<rect class=\"[a-z]+ legend-swatch\" x=\"[0-9.]+\" y=\"([0-9.]+)\" width=\"10\" height=\"10\"");
+  const std::regex axis_label("<text class=\"axis-label\" x=\"[0-9.]+\" y=\"([0-9.]+)\"");
+  std::smatch label;
+  REQUIRE(std::regex_search(svg, label, axis_label));
+  int swatches = 0;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), swatch); it != std::sregex_iterator(); ++it, ++swatches) {
+    const double top = std::stod((*it)[1]);
+    CHECK(top > frame_bottom);
+    CHECK(top > std::stod(label[1]));  // below the x axis's label too
+    CHECK(top + 10 <= 320);           // inside the grown SVG
+  }
+  CHECK(swatches == 2);
+  CHECK_THAT(svg, Catch::Contains("height=\"320\" viewBox=\"0 0 540 320\""));
+  SvgChart plain("t", "x", "y", {0, 10}, {0, 100}, 540, 300);
+  CHECK_THAT(plain.svg(), Catch::Contains("height=\"300\" viewBox=\"0 0 540 300\""));
+}
+
 TEST_CASE("range_of pads the finite values and widens a constant") {
   const Range r = range_of({1.0, std::nan(""), 3.0, INFINITY}, 0.5);
   CHECK(r.low == 0.0);

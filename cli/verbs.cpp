@@ -1,0 +1,170 @@
+#include "cli/verbs.hpp"
+
+#include "common/user_error.hpp"
+
+#include <cstdio>
+#include <iostream>
+
+namespace bfhpo::cli {
+namespace {
+
+namespace po = boost::program_options;
+
+void storage_option(po::options_description& options) {
+  options.add_options()("storage", po::value<std::string>(),
+                        "a journal file or a postgresql://user:pass@host:port/db URL to use instead of the "
+                        "study file's \"storage\" (every worker of a study must name the same one)");
+}
+
+void optimize_options(po::options_description& options) {
+  storage_option(options);
+  options.add_options()("n-trials", po::value<int>(), "override n_trials (the study's total finished trials)")(
+      "timeout", po::value<double>(), "stop starting trials after S seconds")(
+      "seed", po::value<uint64_t>(), "override the study's seed")(
+      "no-memory-gate", "launch every proposal; OOMs are then handled by the backoff ladder only");
+}
+
+void tell_options(po::options_description& options) {
+  storage_option(options);
+  options.add_options()("trial", po::value<int>()->required(), "the trial number printed by ask")(
+      "value", po::value<std::string>(), "the objective value (the trial becomes COMPLETE)")(
+      "state", po::value<std::string>(), "complete|pruned|fail (default complete with --value)")(
+      "step", po::value<int>(), "report --value as the intermediate value of this step instead of finishing");
+}
+
+void enqueue_options(po::options_description& options) {
+  storage_option(options);
+  options.add_options()("params", po::value<std::string>()->required(),
+                        "a JSON file {\"name\": value, ...} (what export --best writes, or its \"params\")");
+}
+
+void requeue_options(po::options_description& options) {
+  storage_option(options);
+  options.add_options()("trial", po::value<int>()->required(), "the RUNNING trial to release");
+}
+
+void status_options(po::options_description& options) {
+  storage_option(options);
+  options.add_options()("json", "print the status as one JSON object");
+}
+
+void report_options(po::options_description& options) {
+  storage_option(options);
+  options.add_options()("output,o", po::value<std::string>(),
+                        "the HTML file to write (default: <study file without .json>.report.html beside it)");
+}
+
+void export_options(po::options_description& options) {
+  storage_option(options);
+  options.add_options()("best", "with json: only the best trial (params, value, attributes; for a training "
+                                "study also its complete configuration and weights)")(
+      "format", po::value<std::string>()->default_value("json"),
+      "json, csv (every trial, one row each) or bayesflow (the best configuration as BayesFlow arguments)")(
+      "output,o", po::value<std::string>(), "write to this file instead of stdout");
+}
+
+void train_options(po::options_description& options) {
+  options.add_options()("params", po::value<std::string>(),
+                        "PARAMS.json: what `export --best` writes, or {\"name\": value}; default: the study's fixed values")(
+      "epochs", po::value<int>(), "override training.epochs")(
+      "seed", po::value<uint64_t>(), "train with this seed (default: the exported trial's, else the study's)")(
+      "out", po::value<std::string>(), "folder for weights.pt, config.json, result.json (default STUDY.json.train)")(
+      "json", "print the result as JSON only");
+}
+
+void infer_options(po::options_description& options) {
+  storage_option(options);
+  options.add_options()("data", po::value<std::string>(),
+                        "responses.csv or .tsv: persons x items of 0/1 (0..K-1 graded; empty or NA missing), a header of item "
+                        "names, an optional id column")(
+      "draws", po::value<int64_t>()->default_value(1000), "posterior draws per item")(
+      "seed", po::value<uint64_t>()->default_value(1), "seed of the draws (torch.manual_seed in Python gives the same)")(
+      "format", po::value<std::string>()->default_value("csv"), "csv or json: the per-item summary")(
+      "out", po::value<std::string>(), "write the summary to this file instead of stdout")(
+      "draws-out", po::value<std::string>(), "also write every draw (item,draw,log_a,b,log_prob) to this CSV file")(
+      "id-column", po::value<std::string>(), "the person-id column's name (default: id, person, person_id or respondent)");
+}
+
+// estimate and probe: one configuration's memory, the same options.
+void memory_options(po::options_description& options) {
+  options.add_options()("params", po::value<std::string>(),
+                        "PARAMS.json: what `export --best` writes, or {\"name\": value}; default: the study's fixed values")(
+      "budget-mb", po::value<double>(), "memory budget in MB (default: the study's memory.budget_mb)")(
+      "json", "print JSON");
+}
+
+}  // namespace
+
+const std::vector<Verb>& verbs() {
+  static const std::vector<Verb> all{
+      {"optimize", "run (or resume) a training study: memory gate, OOM backoff, journal",
+       "STUDY.json [--n-trials N] [--timeout S] [--seed S] [--no-memory-gate] [--storage URL]", Side::Training,
+       optimize_options},
+      {"ask", "propose a trial, record it RUNNING, print {\"trial\": N, \"params\": {...}}", "STUDY.json [--storage URL]",
+       Side::Front, storage_option},
+      {"tell", "finish a trial with a value or a state",
+       "STUDY.json --trial N (--value V | --state pruned|fail | --step S --value V) [--storage URL]", Side::Front,
+       tell_options},
+      {"enqueue", "add a WAITING trial with fixed params, served first by ask",
+       "STUDY.json --params PARAMS.json [--storage URL]", Side::Front, enqueue_options},
+      {"requeue", "release a RUNNING trial whose caller is gone: FAIL, its params queued again",
+       "STUDY.json --trial N [--storage URL]", Side::Front, requeue_options},
+      {"status", "counts by state, the best trial and a table of trials", "STUDY.json [--json] [--storage URL]",
+       Side::Front, status_options},
+      {"report", "one self-contained HTML page of plots: history, importance, memory, diagnostics",
+       "STUDY.json [-o report.html] [--storage URL]", Side::Front, report_options},
+      {"export", "the best configuration (JSON, BayesFlow arguments) or every trial (JSON, CSV)",
+       "STUDY.json [--best] [--format json|csv|bayesflow] [-o FILE] [--storage URL]", Side::Front, export_options},
+      {"estimate", "estimated peak memory of one configuration, term by term, and the gate's decision",
+       "STUDY.json [--params PARAMS.json] [--budget-mb N] [--json]", Side::Training, memory_options},
+      {"probe", "measure one real training step per memory configuration",
+       "STUDY.json [--params PARAMS.json] [--budget-mb N] [--json]", Side::Training, memory_options},
+      {"train", "train one configuration (the study's fixed values + PARAMS.json), print diagnostics",
+       "STUDY.json [--params PARAMS.json] [--epochs N] [--seed S] [--out DIR] [--json]", Side::Training, train_options},
+      {"infer", "posterior draws of every item's parameters for a real response matrix",
+       "MODEL_DIR|STUDY.json --data responses.csv [--draws N] [--seed S] [--format csv|json] [--out F] [--draws-out F]"
+       " [--storage URL]",
+       Side::Training, infer_options},
+  };
+  return all;
+}
+
+const Verb* find_verb(const std::string& name) {
+  for (const auto& verb : verbs())
+    if (name == verb.name) return &verb;
+  return nullptr;
+}
+
+std::optional<po::variables_map> parse_verb_args(const Verb& verb, const std::vector<std::string>& args) {
+  const std::string name = verb.name;
+  po::options_description options("bfhpo " + name);
+  verb.declare_options(options);
+  options.add_options()("help,h", "show this help");
+  po::options_description all;
+  all.add(options);
+  all.add_options()("study", po::value<std::string>(), "the study file");
+  po::positional_options_description positional;
+  positional.add("study", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    if (vm.count("help")) {
+      std::cout << "usage: bfhpo " << name << " " << verb.usage << "\n\n" << options << "\n";
+      return std::nullopt;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UserError("bfhpo " + name + ": " + e.what() + ". Fix: see `bfhpo " + name + " --help`");
+  }
+  if (!vm.count("study"))
+    throw UserError("bfhpo " + name + ": missing STUDY.json. Fix: bfhpo " + name + " " + verb.usage);
+  return vm;
+}
+
+void print_usage() {
+  std::cout << "bfhpo: hyperparameter optimization for amortized Bayesian inference networks\n\n"
+               "usage: bfhpo VERB STUDY.json [options]     (bfhpo VERB --help for a verb's options)\n\n";
+  for (const auto& verb : verbs()) std::printf("  %-9s %s\n", verb.name, verb.summary);
+}
+
+}  // namespace bfhpo::cli

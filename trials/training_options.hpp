@@ -1,0 +1,28 @@
+// The optimisation settings of one training run (the study's "training"
+// section and the trial's "training.*" params). LibTorch-free.
+#pragma once
+
+#include "common/config_reader.hpp"
+
+#include <cstdint>
+#include <optional>
+
+namespace bfhpo::trials {
+
+struct TrainingOptions {
+  int epochs = 10;
+  int num_batches = 50;            // steps per epoch
+  int64_t batch_size = 32;         // simulated datasets per step
+  double learning_rate = 5e-4;     // peak, after warm-up
+  double warmup_fraction = 0.05;   // share of all steps with a linear ramp from 0
+  double clip_grad_norm = 1.0;     // global gradient-norm clip; 0 turns it off
+  int64_t validation_sims = 32;    // datasets in the fixed validation set
+  uint64_t seed = 1;               // simulation and initialisation seed
+  int threads = 0;                 // intra-op threads; 0: the cores given (trials/training_threads.hpp)
+
+  // learning_rate > 0, warmup_fraction in [0, 1), clip_grad_norm >= 0,
+  // threads >= 0, at most INT_MAX steps in all; field relative to "training".
+  std::optional<ConfigProblem> problem() const;
+};
+
+}  // namespace bfhpo::trials
