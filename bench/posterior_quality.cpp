@@ -20,6 +20,7 @@
 #include "bench/irt_mcmc.hpp"
 #include "models/diagnostics.hpp"
 #include "trials/evaluation.hpp"
+#include "trials/trainer.hpp"
 #include "trials/trial_config.hpp"
 
 #include <torch/torch.h>

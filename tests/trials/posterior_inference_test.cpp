@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "models/simulators/simulator.hpp"
 #include "tests/models/tiny_spec.hpp"
 #include "trials/posterior_inference.hpp"
 
