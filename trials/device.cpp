@@ -6,13 +6,10 @@ namespace bfhpo::trials {
 
 torch::Device resolve_device(const std::string& device, const std::string& source) {
   if (device == "cpu") return torch::kCPU;
-  if (device == "cuda" || device == "auto") {
-    if (torch::cuda::is_available()) return torch::kCUDA;
-    if (device == "auto") return torch::kCPU;
-    throw UserError::at(source, "training.device", "\"cuda\" asked but no CUDA device is available",
-                        "use \"auto\" or \"cpu\"");
-  }
-  throw UserError::at(source, "training.device", "unknown device \"" + device + "\"", "use \"auto\", \"cpu\" or \"cuda\"");
+  if (torch::cuda::is_available()) return torch::kCUDA;
+  if (device == "auto") return torch::kCPU;
+  throw UserError::at(source, "training.device", "\"cuda\" asked but no CUDA device is available",
+                      "use \"auto\" or \"cpu\"");
 }
 
 }  // namespace bfhpo::trials
