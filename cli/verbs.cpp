@@ -35,7 +35,10 @@ void tell_options(po::options_description& options) {
 void enqueue_options(po::options_description& options) {
   storage_option(options);
   options.add_options()("params", po::value<std::string>()->required(),
-                        "a JSON file {\"name\": value, ...} (what export --best writes, or its \"params\")");
+                        "a JSON file {\"name\": value, ...} (what export --best writes, or its \"params\"); "
+                        "parameters left out are sampled when the trial is served")(
+      "skip-if-exists", "do nothing when a trial with exactly these params is already in the study (Optuna's "
+                        "enqueue_trial(skip_if_exists=True))");
 }
 
 void requeue_options(po::options_description& options) {
@@ -105,8 +108,8 @@ const std::vector<Verb>& verbs() {
       {"tell", "finish a trial with a value or a state",
        "STUDY.json --trial N (--value V | --state pruned|fail | --step S --value V) [--storage URL]", Side::Front,
        tell_options},
-      {"enqueue", "add a WAITING trial with fixed params, served first by ask",
-       "STUDY.json --params PARAMS.json [--storage URL]", Side::Front, enqueue_options},
+      {"enqueue", "add a WAITING trial with some or all params fixed, served first by ask",
+       "STUDY.json --params PARAMS.json [--skip-if-exists] [--storage URL]", Side::Front, enqueue_options},
       {"requeue", "release a RUNNING trial whose caller is gone: FAIL, its params queued again",
        "STUDY.json --trial N [--storage URL]", Side::Front, requeue_options},
       {"status", "counts by state, the best trial and a table of trials", "STUDY.json [--json] [--storage URL]",

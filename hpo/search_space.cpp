@@ -260,14 +260,25 @@ json SearchSpace::to_external(const Params& params) const {
 }
 
 Params SearchSpace::from_external(const json& external, const std::string& source) const {
+  Params params = partial_from_external(external, source);
+  for (const auto& p : params_)
+    if (is_active(p, params) && !params.count(p.name))
+      throw UserError::at(source, "params." + p.name, "missing", "give a value for every active parameter");
+  return params;
+}
+
+Params SearchSpace::partial_from_external(const json& external, const std::string& source) const {
   if (!external.is_object())
     throw UserError::at(source, "params", "must be an object {\"name\": value, ...}", "write a JSON object");
   Params params;
   for (const auto& item : external.items()) {
     const ParamSpec* spec = find(item.key());
-    if (!spec)
+    if (!spec) {
+      std::vector<std::string> names;
+      for (const auto& p : params_) names.push_back(p.name);
       throw UserError::at(source, "params." + item.key(), "not in the study's search space",
-                          "remove it or add it to search_space");
+                          "did you mean '" + closest_name(item.key(), names) + "'? (or add it to search_space)");
+    }
     try {
       double internal = to_internal(spec->distribution, item.value());
       if (!contains(spec->distribution, internal))
@@ -278,10 +289,8 @@ Params SearchSpace::from_external(const json& external, const std::string& sourc
     }
   }
   for (const auto& p : params_) {
-    bool active = is_active(p, params);
-    if (active && !params.count(p.name))
-      throw UserError::at(source, "params." + p.name, "missing", "give a value for every active parameter");
-    if (!active && params.count(p.name))
+    const bool parent_given = !p.condition || params.count(p.condition->parent);
+    if (parent_given && !is_active(p, params) && params.count(p.name))
       throw UserError::at(source, "params." + p.name, "is inactive: its \"when\" condition does not hold",
                           "remove it");
   }

@@ -56,6 +56,11 @@ class SearchSpace {
   // Params as {"name": external value, ...}, and back (throws UserError naming `source`).
   nlohmann::json to_external(const Params& params) const;
   Params from_external(const nlohmann::json& external, const std::string& source) const;
+  // As from_external for some of the parameters (what `bfhpo enqueue` may
+  // fix): each named value must be in the space and inside its distribution,
+  // and a parameter whose parent is given must be active under it; active
+  // parameters left out are allowed.
+  Params partial_from_external(const nlohmann::json& external, const std::string& source) const;
 
   // Refuses (UserError naming `source` and search_space.<name>) a parameter
   // whose distribution is incompatible with one `trials` recorded under the

@@ -291,13 +291,43 @@ PruneDecision Study::should_prune(int number) {
 int Study::enqueue(const Params& params) {
   FrozenTrial waiting;
   waiting.state = TrialState::Waiting;
-  waiting.params = params;
-  for (const auto& [name, value] : params) {
-    const ParamSpec* spec = spec_.search_space.find(name);
-    if (!spec) throw std::invalid_argument("enqueue: '" + name + "' is not in the search space");
-    waiting.distributions[name] = spec->distribution;
+  for (const auto& [name, value] : params)
+    if (!spec_.search_space.find(name)) throw std::invalid_argument("enqueue: '" + name + "' is not in the search space");
+  if (spec_.search_space.is_valid_assignment(params)) {
+    waiting.params = params;
+    for (const auto& [name, value] : params) waiting.distributions[name] = spec_.search_space.find(name)->distribution;
+  } else {
+    waiting.system_attrs[kFixedParamsAttr] = spec_.search_space.to_external(params);
   }
   return storage_->trial(storage_->create_trial(study_id_, &waiting)).number;
+}
+
+namespace {
+
+bool same_external_value(const nlohmann::json& given, const nlohmann::json& recorded) {
+  if (given.is_number() && recorded.is_number()) {
+    const double a = given.get<double>(), b = recorded.get<double>();
+    return std::abs(a - b) <= 1e-5 * std::abs(b);
+  }
+  return given == recorded;
+}
+
+}  // namespace
+
+std::optional<FrozenTrial> Study::trial_with_params(const Params& params) {
+  const nlohmann::json given = spec_.search_space.to_external(params);
+  for (const FrozenTrial& trial : trials()) {
+    const auto fixed = trial.system_attrs.find(kFixedParamsAttr);
+    const nlohmann::json recorded =
+        fixed != trial.system_attrs.end() ? *fixed : spec_.search_space.to_external(trial.params);
+    if (!recorded.is_object() || recorded.size() != given.size()) continue;
+    const bool same = std::all_of(given.items().begin(), given.items().end(), [&](const auto& item) {
+      const auto r = recorded.find(item.key());
+      return r != recorded.end() && same_external_value(item.value(), *r);
+    });
+    if (same) return trial;
+  }
+  return std::nullopt;
 }
 
 void Study::refuse_if_held_by_another_worker(const FrozenTrial& trial) const {

@@ -76,8 +76,16 @@ class Study {
   void report(int number, int step, double value);
   // Asks the pruner about the trial's latest report; records what it asks to.
   PruneDecision should_prune(int number);
-  // Adds a WAITING trial with fixed params (served first by ask). Returns its number.
+  // Adds a WAITING trial (served first by ask) and returns its number. A full
+  // assignment is recorded as the trial's params; some of the parameters are
+  // recorded as Optuna's enqueue_trial does (system attribute "fixed_params",
+  // external values), and the worker that claims it samples the others.
   int enqueue(const Params& params);
+  // The first trial, in any state, that fixes or ran with exactly these
+  // params: Optuna's enqueue_trial(skip_if_exists=True) rule (the same names,
+  // numbers equal to a relative 1e-5, as numpy.isclose; a trial's
+  // "fixed_params" when it has them, else its params).
+  std::optional<FrozenTrial> trial_with_params(const Params& params);
   void heartbeat(int number);
   // The study's system attributes as the storage holds them now.
   nlohmann::json system_attrs();
