@@ -71,10 +71,11 @@ ParzenEstimator::ParzenEstimator(const std::vector<Distribution>& dims, const Ei
   cumulative_weights_.resize(kernels);
   std::partial_sum(w.begin(), w.end(), cumulative_weights_.begin());
   Eigen::ArrayXd continuous_mass = Eigen::ArrayXd::Ones(kernels);
+  Eigen::ArrayXd inv_sigmas(kernels);
 
   for (std::size_t d = 0; d < dims.size(); ++d) {
     Dim dim;
-    const Eigen::ArrayXd column = observations.col(static_cast<Eigen::Index>(d));
+    const auto column = observations.col(static_cast<Eigen::Index>(d));
     if (const auto* c = std::get_if<CategoricalDistribution>(&dims[d])) {
       dim.categorical = true;
       const Eigen::Index k = static_cast<Eigen::Index>(c->choices.size());
@@ -117,8 +118,9 @@ ParzenEstimator::ParzenEstimator(const std::vector<Distribution>& dims, const Ei
     const double min_sigma = options.consider_magic_clip ? range / std::min(100.0, 1.0 + clip_count) : kEps;
     dim.sigmas = dim.sigmas.max(min_sigma).min(range);
     dim.sigmas[n] = range;
+    inv_sigmas = dim.sigmas.inverse();
     const auto bounds = [&](Eigen::Index k) {
-      return std::pair((dim.low - dim.mus[k]) / dim.sigmas[k], (dim.high - dim.mus[k]) / dim.sigmas[k]);
+      return std::pair((dim.low - dim.mus[k]) * inv_sigmas[k], (dim.high - dim.mus[k]) * inv_sigmas[k]);
     };
     if (dim.step > 0) {
       dim.log_norm.resize(kernels);
@@ -127,10 +129,17 @@ ParzenEstimator::ParzenEstimator(const std::vector<Distribution>& dims, const Ei
         dim.log_norm[k] = log_gauss_mass(a, b);
       }
     } else {
-      dim.scaled_inv = std::sqrt(0.5) * dim.sigmas.inverse();
+      dim.scaled_inv = std::sqrt(0.5) * inv_sigmas;
       dim.scaled_mus = dim.mus * dim.scaled_inv;
       log_base_ -= 0.5 * std::log(2 * M_PI);
-      if (!options.optuna31_kernel_scale) log_base_ -= dim.sigmas.log();
+      if (!options.optuna31_kernel_scale) {
+        if (n >= 1 && (dim.sigmas.head(n) == dim.sigmas[0]).all()) {  // one log for the observations' shared width
+          log_base_.head(n) -= std::log(dim.sigmas[0]);
+          log_base_[n] -= std::log(dim.sigmas[n]);
+        } else {
+          log_base_ -= dim.sigmas.log();
+        }
+      }
       // The kernels' masses in [low, high] divide their densities: multiplied
       // over the continuous dimensions and logged once per kernel at the end,
       // unless the product would leave the normal doubles.
@@ -144,6 +153,10 @@ ParzenEstimator::ParzenEstimator(const std::vector<Distribution>& dims, const Ei
     dims_.push_back(std::move(dim));
   }
   log_base_ -= continuous_mass.log();
+
+  shared_widths_ = n >= 1 && std::all_of(dims_.begin(), dims_.end(), [&](const Dim& dim) {
+    return !dim.categorical && dim.step == 0 && (dim.sigmas.head(n) == dim.sigmas[0]).all();
+  });
 }
 
 Eigen::ArrayXXd ParzenEstimator::sample(int n, std::mt19937_64& rng) const {
@@ -170,6 +183,7 @@ Eigen::ArrayXXd ParzenEstimator::sample(int n, std::mt19937_64& rng) const {
 }
 
 Eigen::ArrayXd ParzenEstimator::log_pdf(const Eigen::ArrayXXd& points) const {
+  if (shared_widths_) return log_pdf_shared_widths(points);
   // One point at a time, vectorised over the kernels: the work array stays
   // small (one entry per kernel) however many points are scored.
   const Eigen::Index n = points.rows(), kernels = log_base_.size();
@@ -196,6 +210,53 @@ Eigen::ArrayXd ParzenEstimator::log_pdf(const Eigen::ArrayXXd& points) const {
     }
     const double max = total.maxCoeff();
     out[i] = max + std::log((total - max).exp().sum());
+  }
+  return out;
+}
+
+Eigen::ArrayXd ParzenEstimator::log_pdf_shared_widths(const Eigen::ArrayXXd& points) const {
+  // The same sums as log_pdf's, term for term: each kernel's total starts at
+  // its log_base_ and loses one square per dimension, in dimension order. The
+  // observations' kernels share one scaled_inv per dimension, so the scaled
+  // point is the same for all of them, and a block of points goes through
+  // the kernels together, their totals in registers.
+  constexpr Eigen::Index kBlock = 8;
+  using Block = Eigen::Array<double, kBlock, 1>;
+  const Eigen::Index n = points.rows(), n_dims = static_cast<Eigen::Index>(dims_.size());
+  const Eigen::Index kernels = log_base_.size(), prior = kernels - 1;
+  Eigen::ArrayXd out(n);
+  Eigen::Array<double, kBlock, Eigen::Dynamic> scaled(kBlock, n_dims);  // point in block x dimension
+  Eigen::Array<double, kBlock, Eigen::Dynamic> totals(kBlock, kernels);  // point in block x kernel
+  Eigen::ArrayXd total(kernels);
+  for (Eigen::Index first = 0; first < n; first += kBlock) {
+    const Eigen::Index size = std::min(kBlock, n - first);
+    scaled.setZero();  // rows past the last point are computed and dropped
+    for (Eigen::Index d = 0; d < n_dims; ++d) {
+      const Dim& dim = dims_[static_cast<std::size_t>(d)];
+      for (Eigen::Index p = 0; p < size; ++p) scaled(p, d) = to_transformed(dim, points(first + p, d)) * dim.scaled_inv[0];
+    }
+    for (Eigen::Index k = 0; k < prior; ++k) {
+      Block sum = Block::Constant(log_base_[k]);
+      for (Eigen::Index d = 0; d < n_dims; ++d) {
+        const Block z = scaled.col(d) - dims_[static_cast<std::size_t>(d)].scaled_mus[k];
+        sum -= z * z;
+      }
+      totals.col(k) = sum;
+    }
+    for (Eigen::Index p = 0; p < size; ++p) {
+      double sum = log_base_[prior];
+      for (Eigen::Index d = 0; d < n_dims; ++d) {
+        const Dim& dim = dims_[static_cast<std::size_t>(d)];
+        const double z = to_transformed(dim, points(first + p, d)) * dim.scaled_inv[prior] - dim.scaled_mus[prior];
+        sum -= z * z;
+      }
+      totals(p, prior) = sum;
+    }
+    for (Eigen::Index p = 0; p < size; ++p) {
+      total = totals.row(p).transpose();
+      const double max = total.maxCoeff();
+      out[first + p] = max + std::log((total - max).exp().sum());
+    }
   }
   return out;
 }

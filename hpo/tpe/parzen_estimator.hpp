@@ -73,12 +73,17 @@ class ParzenEstimator {
   };
   double to_transformed(const Dim& dim, double internal) const;
   double from_transformed(const Dim& dim, double transformed) const;
+  // log_pdf where shared_widths_, the same values computed in blocks of points.
+  Eigen::ArrayXd log_pdf_shared_widths(const Eigen::ArrayXXd& points) const;
 
   std::vector<Dim> dims_;
   // Per kernel: the log of its normalised weight plus the constant terms of
   // its continuous (not discretised) dimensions.
   Eigen::ArrayXd log_base_;
   Eigen::ArrayXd cumulative_weights_;
+  // Every dimension continuous, and in each the observations' kernels share
+  // one width (the multivariate rules).
+  bool shared_widths_ = false;
 };
 
 }  // namespace bfhpo::hpo::tpe

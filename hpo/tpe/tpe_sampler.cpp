@@ -3,6 +3,7 @@
 #include "hpo/latin_hypercube.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -63,8 +64,9 @@ int compare_name(const std::string& a, const std::string& b) {
 // one merge pass over each trial's (sorted) params instead of a map lookup per
 // parameter and group.
 struct ObservedValues {
-  Eigen::ArrayXXd values;                        // ranked trial x space parameter
-  Eigen::Array<bool, Eigen::Dynamic, Eigen::Dynamic> present;
+  // ranked trial x space parameter, a trial's values side by side
+  Eigen::Array<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> values;
+  Eigen::Array<bool, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> present;
 
   ObservedValues(const SearchSpace& space, const std::vector<Ranked>& ranked) {
     const auto& specs = space.params();
@@ -72,18 +74,29 @@ struct ObservedValues {
     std::iota(by_name.begin(), by_name.end(), 0);
     std::sort(by_name.begin(), by_name.end(), [&](std::size_t a, std::size_t b) { return specs[a].name < specs[b].name; });
     const auto rows = static_cast<Eigen::Index>(ranked.size()), cols = static_cast<Eigen::Index>(specs.size());
-    values = Eigen::ArrayXXd::Zero(rows, cols);
-    present = Eigen::Array<bool, Eigen::Dynamic, Eigen::Dynamic>::Constant(rows, cols, false);
-    for (Eigen::Index r = 0; r < rows; ++r) {
-      const Params& params = ranked[r].trial->params;
-      auto it = params.begin();
+    values.setZero(rows, cols);
+    present.setConstant(rows, cols, false);
+    // kLanes trials side by side: their walks through the map nodes are
+    // independent, so the memory loads of one overlap those of the others.
+    constexpr Eigen::Index kLanes = 4;
+    for (Eigen::Index first = 0; first < rows; first += kLanes) {
+      const Eigen::Index lanes = std::min(kLanes, rows - first);
+      std::array<Params::const_iterator, kLanes> it, end;
+      for (Eigen::Index lane = 0; lane < lanes; ++lane) {
+        it[lane] = ranked[first + lane].trial->params.begin();
+        end[lane] = ranked[first + lane].trial->params.end();
+      }
       for (std::size_t col : by_name) {
-        int order = 1;  // of the trial's current name against the parameter's; one comparison per step
-        while (it != params.end() && (order = compare_name(it->first, specs[col].name)) < 0) ++it;
-        if (it == params.end()) break;
-        if (order != 0) continue;
-        values(r, static_cast<Eigen::Index>(col)) = it->second;
-        present(r, static_cast<Eigen::Index>(col)) = true;
+        for (Eigen::Index lane = 0; lane < lanes; ++lane) {
+          int order = 1;  // of the trial's current name against the parameter's; one comparison per step
+          while (it[lane] != end[lane] && (order = compare_name(it[lane]->first, specs[col].name)) < 0) ++it[lane];
+          if (order != 0) continue;
+          values(first + lane, static_cast<Eigen::Index>(col)) = it[lane]->second;
+          present(first + lane, static_cast<Eigen::Index>(col)) = true;
+          // Names are unique: the next parameter starts at the next node,
+          // fetched while the other lanes work.
+          if (++it[lane] != end[lane]) __builtin_prefetch(&*it[lane]);
+        }
       }
     }
   }
@@ -188,10 +201,14 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
   const bool bfhpo_widths = options_.multivariate && options_.bandwidth_from_spread;
 
   const ObservedValues observed_values(request.space, ranked);
-  std::vector<Eigen::Index> ranked_order(ranked.size());  // rows of `ranked`, best first
-  std::iota(ranked_order.begin(), ranked_order.end(), 0);
-  std::stable_sort(ranked_order.begin(), ranked_order.end(),
-                   [&](Eigen::Index a, Eigen::Index b) { return ranked[a].key < ranked[b].key; });
+  std::vector<Eigen::Index> ranked_order;  // rows of `ranked`, best first, ties in row order
+  {
+    std::vector<std::pair<std::tuple<int, double, double>, Eigen::Index>> keyed(ranked.size());
+    for (std::size_t row = 0; row < ranked.size(); ++row) keyed[row] = {ranked[row].key, static_cast<Eigen::Index>(row)};
+    std::sort(keyed.begin(), keyed.end());
+    ranked_order.reserve(keyed.size());
+    for (const auto& entry : keyed) ranked_order.push_back(entry.second);
+  }
 
   std::vector<Eigen::Index> by_number(ranked.size());  // rows of `ranked` in trial-number order
   std::iota(by_number.begin(), by_number.end(), 0);
