@@ -72,6 +72,12 @@ ParzenEstimator::ParzenEstimator(const std::vector<Distribution>& dims, const Ei
   std::partial_sum(w.begin(), w.end(), cumulative_weights_.begin());
   Eigen::ArrayXd continuous_mass = Eigen::ArrayXd::Ones(kernels);
   Eigen::ArrayXd inv_sigmas(kernels);
+  // The multivariate rules give all of a dimension's observations one width.
+  shared_widths_ = n >= 1 && options.multivariate && std::all_of(dims.begin(), dims.end(), [](const Distribution& d) {
+    if (const auto* f = std::get_if<FloatDistribution>(&d)) return !f->step;
+    if (const auto* i = std::get_if<IntDistribution>(&d)) return i->log;
+    return false;
+  });
 
   for (std::size_t d = 0; d < dims.size(); ++d) {
     Dim dim;
@@ -129,8 +135,12 @@ ParzenEstimator::ParzenEstimator(const std::vector<Distribution>& dims, const Ei
         dim.log_norm[k] = log_gauss_mass(a, b);
       }
     } else {
-      dim.scaled_inv = std::sqrt(0.5) * inv_sigmas;
-      dim.scaled_mus = dim.mus * dim.scaled_inv;
+      if (shared_widths_) {
+        dim.scaled_inv = Eigen::Array2d(std::sqrt(0.5) * inv_sigmas[0], std::sqrt(0.5) * inv_sigmas[n]);
+      } else {
+        dim.scaled_inv = std::sqrt(0.5) * inv_sigmas;
+        dim.scaled_mus = dim.mus * dim.scaled_inv;
+      }
       log_base_ -= 0.5 * std::log(2 * M_PI);
       if (!options.optuna31_kernel_scale) {
         if (n >= 1 && (dim.sigmas.head(n) == dim.sigmas[0]).all()) {  // one log for the observations' shared width
@@ -153,10 +163,6 @@ ParzenEstimator::ParzenEstimator(const std::vector<Distribution>& dims, const Ei
     dims_.push_back(std::move(dim));
   }
   log_base_ -= continuous_mass.log();
-
-  shared_widths_ = n >= 1 && std::all_of(dims_.begin(), dims_.end(), [&](const Dim& dim) {
-    return !dim.categorical && dim.step == 0 && (dim.sigmas.head(n) == dim.sigmas[0]).all();
-  });
 }
 
 Eigen::ArrayXXd ParzenEstimator::sample(int n, std::mt19937_64& rng) const {
@@ -238,7 +244,8 @@ Eigen::ArrayXd ParzenEstimator::log_pdf_shared_widths(const Eigen::ArrayXXd& poi
     for (Eigen::Index k = 0; k < prior; ++k) {
       Block sum = Block::Constant(log_base_[k]);
       for (Eigen::Index d = 0; d < n_dims; ++d) {
-        const Block z = scaled.col(d) - dims_[static_cast<std::size_t>(d)].scaled_mus[k];
+        const Dim& dim = dims_[static_cast<std::size_t>(d)];
+        const Block z = scaled.col(d) - dim.mus[k] * dim.scaled_inv[0];
         sum -= z * z;
       }
       totals.col(k) = sum;
@@ -247,7 +254,7 @@ Eigen::ArrayXd ParzenEstimator::log_pdf_shared_widths(const Eigen::ArrayXXd& poi
       double sum = log_base_[prior];
       for (Eigen::Index d = 0; d < n_dims; ++d) {
         const Dim& dim = dims_[static_cast<std::size_t>(d)];
-        const double z = to_transformed(dim, points(first + p, d)) * dim.scaled_inv[prior] - dim.scaled_mus[prior];
+        const double z = to_transformed(dim, points(first + p, d)) * dim.scaled_inv[1] - dim.mus[prior] * dim.scaled_inv[1];
         sum -= z * z;
       }
       totals(p, prior) = sum;

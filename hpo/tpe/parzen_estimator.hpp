@@ -67,7 +67,9 @@ class ParzenEstimator {
     double value_low = 0, value_high = 0;
     Eigen::ArrayXd mus, sigmas;  // per kernel
     Eigen::ArrayXd log_norm;     // per kernel, discretised dimensions: log of its mass in [low, high]
-    // Continuous kernels: -0.5 z^2 = -(x * scaled_inv - scaled_mus)^2, per kernel.
+    // Continuous kernels: -0.5 z^2 = -(x * scaled_inv - scaled_mus)^2, per
+    // kernel; with shared_widths_, scaled_inv holds the observations' value
+    // and the prior's, and scaled_mus is mus * scaled_inv, formed where used.
     Eigen::ArrayXd scaled_inv, scaled_mus;
     Eigen::ArrayXXd choice_log_probs;      // kernels x choices
   };
@@ -81,8 +83,8 @@ class ParzenEstimator {
   // its continuous (not discretised) dimensions.
   Eigen::ArrayXd log_base_;
   Eigen::ArrayXd cumulative_weights_;
-  // Every dimension continuous, and in each the observations' kernels share
-  // one width (the multivariate rules).
+  // Every dimension continuous and multivariate bandwidths, so that in each
+  // dimension the observations' kernels share one width.
   bool shared_widths_ = false;
 };
 
