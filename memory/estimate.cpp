@@ -20,7 +20,8 @@
 //   relu                its output only, shared with the next Linear: 1
 //   dropout (p > 0)     the noise mask and the output, the activation's output
 //                       is dropped: 3 a hidden layer; p == 0 is the identity
-//   mean over persons   its input (measured: the phi output stays until backward)
+//   matmul              the operands whose gradient the other needs: mask x
+//                       hidden keeps only the mask
 //   sum, cat, stack,    nothing (sizes only)
 //   add, sub
 //   LayerNorm           its input, mean and rstd [rows]
@@ -187,42 +188,65 @@ SummaryMemory summary_memory(const DeviceProfile& p, const models::ApproximatorS
   const int64_t per_hidden = saved_per_hidden_layer(s.activation, s.dropout);
   const int64_t width = s.cell_mlp_width, depth = s.cell_mlp_depth;
 
-  // One chunk's phi activations: the stacked cell features [N, F] (input of
-  // the first Linear) and the hidden layers [N, width]. The output is not
-  // kept: the masked mean multiplies it by the mask, whose gradient is not
-  // needed, so only the mask (a view of the batch's) is saved.
+  // The per-item stage works on the responses and mask transposed to items
+  // before persons, [B, J, P] copies, and on a chunk of c items at a time:
+  // phi's hidden layers over its N = B*P*c cells, their masked sum over
+  // persons as a batched product with the mask, phi's last layer on the mean.
+  // Kept for backward by one chunk: the stacked cell features [N, F] (input
+  // of the first Linear), the hidden layers [N, width] (per_hidden each),
+  // except the last hidden layer's output, which the product with the mask
+  // does not keep (its backward needs only the mask), and the mask rows [N]
+  // it keeps (a copy of the chunk's rows, or the whole transposed mask when
+  // one chunk). Without hidden layers phi's input needs no gradient: nothing.
   const int64_t features = models::n_cell_features(spec.n_categories);
+  const int64_t last_output_unkept = per_hidden == 1 ? 0 : 1;  // relu keeps its output itself
   const auto phi_saved = [&](int64_t c) {
     const int64_t rows = b * persons * c;
-    return Tally(p).add(rows * features).add(rows * width, per_hidden * depth).bytes();
+    if (depth == 0) return int64_t{0};
+    return Tally(p).add(rows * features).add(rows * width, per_hidden * depth - last_output_unkept).add(rows).bytes();
   };
+  const int64_t cells = b * persons * items;
   SummaryMemory m;
   Tally stage(p);
   stage.add(b * persons, 2);  // person score and answered share, used by every chunk
   stage.add(b * items * s.cell_dim);  // cat of the pooled chunks, saved by item_projection
+  // Checkpointed, every chunk's inputs stay until its recomputation: the transposed responses and mask.
+  if (spec.memory.gradient_checkpointing) stage.add(cells, 2);
   m.item_stage = stage.bytes();
   if (!spec.memory.gradient_checkpointing) {
     // Without checkpointing every chunk's graph stays: chunking alone saves nothing.
     m.item_stage += (n_chunks - 1) * phi_saved(chunk) + phi_saved(last_chunk);
   }
-  // Forward of the last chunk: its phi output [N, cell_dim] (masked in place)
-  // on top of what the chunks keep; checkpointed (no grad), the chunk's cell
-  // features, the last hidden layer and the output are alive together.
+  // Checkpointed with several chunks, the last chunk is not recomputed: its
+  // activations stay from its forward to its backward, through the end of
+  // forward, while backward through the per-item stage starts with it.
+  const bool keeps_last = spec.memory.gradient_checkpointing && n_chunks > 1;
+  const int64_t kept_last = keeps_last ? phi_saved(last_chunk) : 0;
+  // Forward of a chunk, on top of what the chunks before keep. With grad
+  // (not checkpointed, or the kept last chunk): the last hidden layer's
+  // output, which nothing keeps, and when not checkpointed the transposed
+  // responses (and mask, when chunked: one chunk's phi_saved counts it
+  // otherwise). Checkpointed (no grad): the widest moment of phi's hidden
+  // layers, a Linear's input, output and activation alive together.
   const int64_t last_rows = b * persons * last_chunk;
-  m.item_stage_forward = spec.memory.gradient_checkpointing
-                             ? Tally(p).add(last_rows * features).add(last_rows * (depth > 0 ? width : 0)).add(
-                                   last_rows * s.cell_dim).bytes()
-                             : Tally(p).add(last_rows * s.cell_dim).bytes();
-  // Backward of a chunk: the masked mean's gradient times the mask
-  // [N, cell_dim], then the last hidden layer's gradient [N, width] joins
-  // it; each later gradient replaces an activation freed before it. With
-  // relu, whose output is shared by the relu and the next Linear and
-  // outlives the Linear's backward, two [N, width] gradients can be alive.
-  // Checkpointed, the chunk's forward is first recomputed with grad.
+  const int64_t last_hidden = Tally(p).add(depth > 0 ? last_rows * width : 0).bytes();
+  if (spec.memory.gradient_checkpointing) {
+    int64_t widest = features;
+    if (depth > 0) widest = features + 2 * width;
+    if (depth > 1) widest = std::max(widest, 3 * width);
+    if (depth > 0 && s.dropout > 0) widest += width;
+    const int64_t no_grad_forward = Tally(p).add(b * persons * chunk * widest).bytes();
+    m.item_stage_forward = keeps_last ? std::max(no_grad_forward, kept_last + last_hidden) : no_grad_forward;
+  } else {
+    m.item_stage_forward = Tally(p).add(cells, n_chunks > 1 ? 2 : 1).bytes() + last_hidden;
+  }
+  // Backward of a chunk: the gradient of the last hidden layer's output (the
+  // mask's rows times the mean's gradient) [N, width], then each layer's
+  // gradient joins the one before it while its activations are freed: two
+  // [N, width] alive. Checkpointed, the chunk's forward is first recomputed
+  // with grad.
   const int64_t rows = b * persons * chunk;
-  int64_t widest = depth > 0 ? s.cell_dim + width : s.cell_dim;
-  if (depth > 0 && per_hidden == 1) widest = std::max(widest, 2 * width);
-  m.item_stage_backward = Tally(p).add(rows * widest).bytes();
+  m.item_stage_backward = depth > 0 ? Tally(p).add(rows * width, 2).bytes() : 0;
   if (spec.memory.gradient_checkpointing) m.item_stage_backward += phi_saved(chunk);
 
   // Attention blocks over items, M = B*J rows of width E: saved are the
@@ -247,7 +271,7 @@ SummaryMemory summary_memory(const DeviceProfile& p, const models::ApproximatorS
   Tally rest(p);
   rest.add(rows_m * e).add(b * e, 2 + saved_per_hidden_layer(s.activation, s.dropout)).add(b * s.summary_dim);
   m.condition = Tally(p).add(rows_m * spec.context_dim()).bytes();
-  m.saved = m.item_stage + attention.bytes() + rest.bytes() + m.condition;
+  m.saved = m.item_stage + kept_last + attention.bytes() + rest.bytes() + m.condition;
   return m;
 }
 

@@ -1,6 +1,7 @@
 #include "models/networks/mlp.hpp"
 
 #include <stdexcept>
+#include <utility>
 
 namespace bfhpo::models {
 namespace {
@@ -27,12 +28,14 @@ MlpImpl::MlpImpl(MlpOptions options) : options_(std::move(options)) {
   dropout_ = register_module("dropout", torch::nn::Dropout(options_.dropout));
 }
 
-torch::Tensor MlpImpl::forward(torch::Tensor x) {
+torch::Tensor MlpImpl::forward(torch::Tensor x) { return layers_.back()(hidden(std::move(x))); }
+
+torch::Tensor MlpImpl::hidden(torch::Tensor x) {
   for (size_t i = 0; i + 1 < layers_.size(); ++i) {
     auto h = dropout_(activate(options_.activation, layers_[i](x)));
     x = (options_.residual && h.size(-1) == x.size(-1)) ? x + h : h;
   }
-  return layers_.back()(x);
+  return x;
 }
 
 RunningStandardizationImpl::RunningStandardizationImpl(int64_t dim, double epsilon)

@@ -1,7 +1,10 @@
 // Building blocks as TORCH_MODULEs.
 // Mlp: Linear layers of the given widths with an activation and dropout
 // between hidden layers; with `residual`, a hidden layer whose input and
-// output widths match adds its input. The last layer is linear.
+// output widths match adds its input. The last layer is linear:
+// forward(x) == output_layer()(hidden(x)), so a caller that averages the
+// outputs over rows can average hidden(x) first and apply the (affine) last
+// layer to the mean.
 // RunningStandardization: per-feature Welford mean/variance over every row
 // seen in training mode (frozen in eval mode); forward maps x to
 // (x - mean) / std, inverse maps back; log_det_jacobian = -sum(log std).
@@ -27,6 +30,9 @@ class MlpImpl : public torch::nn::Module {
  public:
   explicit MlpImpl(MlpOptions options);
   torch::Tensor forward(torch::Tensor x);
+  // Every layer but the last: [..., in_dim] -> [..., the last hidden width] (x itself without hidden layers).
+  torch::Tensor hidden(torch::Tensor x);
+  torch::nn::Linear& output_layer() { return layers_.back(); }
 
  private:
   MlpOptions options_;

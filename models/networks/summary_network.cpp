@@ -11,22 +11,23 @@
 namespace bfhpo::models {
 namespace {
 
-// The stacked per-cell features [B, P, c, F] of a chunk (summary_network.hpp
-// lists them); `answered` [B, 1, c] counts the persons who answered each item,
+// The stacked per-cell features [B, c, P, F] of a chunk of c items
+// (summary_network.hpp lists them) from its responses and mask [B, c, P];
+// `answered` [B, c, 1] counts the persons who answered each item,
 // `person_sum` and `person_count` [B, P] are each person's summed scaled
 // responses and answered items over all J items.
 torch::Tensor cell_features(int64_t n_categories, const torch::Tensor& responses, const torch::Tensor& mask,
                             const torch::Tensor& answered, const torch::Tensor& person_sum,
                             const torch::Tensor& person_count, int64_t n_items) {
   const auto scaled = responses * mask / static_cast<double>(n_categories - 1);
-  const auto sum = person_sum.unsqueeze(2), count = person_count.unsqueeze(2);
+  const auto sum = person_sum.unsqueeze(1), count = person_count.unsqueeze(1);
   const auto score = sum / count.clamp_min(1.0);
-  const auto p_value = scaled.sum(1, /*keepdim=*/true) / answered.clamp_min(1.0);
+  const auto p_value = scaled.sum(2, /*keepdim=*/true) / answered.clamp_min(1.0);
   // The rest score (the person's score without this item), standardized over the persons who answered the item.
   const auto rest = (sum - scaled) / (count - mask).clamp_min(1.0);
-  const auto rest_mean = (rest * mask).sum(1, /*keepdim=*/true) / answered.clamp_min(1.0);
+  const auto rest_mean = (rest * mask).sum(2, /*keepdim=*/true) / answered.clamp_min(1.0);
   const auto rest_centred = (rest - rest_mean) * mask;
-  const auto rest_sd = (rest_centred.square().sum(1, /*keepdim=*/true) / answered.clamp_min(1.0) + 1e-4).sqrt();
+  const auto rest_sd = (rest_centred.square().sum(2, /*keepdim=*/true) / answered.clamp_min(1.0) + 1e-4).sqrt();
   const auto rest_z = rest_centred / rest_sd;
   std::vector<torch::Tensor> features;
   for (int64_t k = 1; k < n_categories; ++k) features.push_back(responses.ge(k).to(mask.dtype()) * mask);
@@ -34,7 +35,7 @@ torch::Tensor cell_features(int64_t n_categories, const torch::Tensor& responses
   features.push_back(p_value.expand_as(responses));
   features.push_back((scaled - score) * mask);
   features.push_back((count / static_cast<double>(n_items)).expand_as(responses));
-  features.push_back((answered / static_cast<double>(responses.size(1))).expand_as(responses));
+  features.push_back((answered / static_cast<double>(responses.size(2))).expand_as(responses));
   features.push_back(rest_z);
   features.push_back((scaled - p_value) * rest_z);
   return torch::stack(features, -1);
@@ -80,11 +81,16 @@ void SummaryNetworkImpl::set_memory_config(MemoryConfig memory) {
 torch::Tensor SummaryNetworkImpl::pool_persons(const torch::Tensor& responses, const torch::Tensor& mask,
                                                const torch::Tensor& person_sum, const torch::Tensor& person_count,
                                                int64_t n_items) {
-  const auto answered = mask.sum(1, /*keepdim=*/true);  // [B, 1, c]
-  auto phi = phi_(cell_features(n_categories_, responses, mask, answered, person_sum, person_count, n_items));
-  // In place: phi's output is saved by no backward, so masking it allocates nothing.
-  phi.mul_(mask.unsqueeze(-1));
-  return phi.sum(1) / answered.clamp_min(1.0).squeeze(1).unsqueeze(-1);
+  const auto answered = mask.sum(2, /*keepdim=*/true);  // [B, c, 1]
+  const auto hidden =
+      phi_->hidden(cell_features(n_categories_, responses, mask, answered, person_sum, person_count, n_items));
+  // The masked sum over persons as one batched product [B, c, 1, P] x [B, c, P, H]: its backward needs only
+  // the mask, so phi's last hidden layer is not kept.
+  const auto mean_hidden = torch::matmul(mask.unsqueeze(2), hidden).squeeze(2) / answered.clamp_min(1.0);
+  // phi's last layer is affine, so the mean of its outputs is the layer applied to the mean; an item nobody
+  // answered pools to 0, as the mean of no outputs.
+  const auto& output_layer = phi_->output_layer();
+  return torch::linear(mean_hidden, output_layer->weight) + output_layer->bias * answered.clamp_max(1.0);
 }
 
 torch::Tensor SummaryNetworkImpl::per_item_stage(const torch::Tensor& responses, const torch::Tensor& mask) {
@@ -96,12 +102,18 @@ torch::Tensor SummaryNetworkImpl::per_item_stage(const torch::Tensor& responses,
     return pool_persons(in[0], in[1], in[2], in[3], n_items);
   };
   const auto phi_params = phi_->parameters();
-  const auto response_chunks = responses.split(chunk, 2);
-  const auto mask_chunks = mask.split(chunk, 2);
+  // Items before persons [B, J, P]: a chunk's cells are contiguous rows, phi's activations [B, c, P, width].
+  const auto response_chunks = responses.transpose(1, 2).contiguous().split(chunk, 1);
+  const auto mask_chunks = mask.transpose(1, 2).contiguous().split(chunk, 1);
+  // Of several chunks, the last one is not checkpointed: backward reaches it first, so its recomputation would
+  // redo the forward just done. Its activations stay from its forward to its backward instead (one chunk's,
+  // as a recomputed chunk holds; torch.utils.checkpoint_sequential leaves its last segment so too).
+  const size_t n_chunks = response_chunks.size();
   std::vector<torch::Tensor> pooled;
-  for (size_t i = 0; i < response_chunks.size(); ++i) {
+  for (size_t i = 0; i < n_chunks; ++i) {
     const std::vector<torch::Tensor> inputs{response_chunks[i], mask_chunks[i], person_sum, person_count};
-    pooled.push_back(memory_.gradient_checkpointing ? checkpoint(fn, inputs, phi_params) : fn(inputs));
+    const bool recomputed = memory_.gradient_checkpointing && (i + 1 < n_chunks || n_chunks == 1);
+    pooled.push_back(recomputed ? checkpoint(fn, inputs, phi_params) : fn(inputs));
   }
   return torch::cat(pooled, 1);
 }

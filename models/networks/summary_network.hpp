@@ -18,11 +18,17 @@
 //   per-item stage (DeepSet over persons, per item): phi = Mlp(F -> cell_mlp
 //     hidden -> cell_dim) on every cell, masked mean over the persons who
 //     answered the item -> [B, J, cell_dim], then a Linear to embed_dim
-//     (applied once the chunks are joined). Phi holds the B*P*J*width
-//     activations and runs over chunks of `item_chunk_size` items; with
+//     (applied once the chunks are joined). Computed as: phi's hidden
+//     layers on every cell, their masked mean over persons, phi's last
+//     (affine) layer on the mean -- the same function, with the last
+//     layer's matmuls over B*J rows instead of B*P*J. Phi holds the
+//     B*P*J*width activations and runs over chunks of `item_chunk_size`
+//     items; with
 //     gradient checkpointing each chunk is a custom autograd Function that
 //     runs forward under no-grad and recomputes in backward (RNG state
-//     restored so dropout draws the same mask).
+//     restored so dropout draws the same mask) -- except the last of
+//     several chunks, whose activations backward uses first: kept, not
+//     recomputed.
 //   across items: `attention_layers` SetTransformer blocks (multi-head self
 //     attention + LayerNorm + feed-forward + LayerNorm) of width embed_dim.
 //   outputs: per-item context [B, J, embed_dim] and a global summary
@@ -65,7 +71,7 @@ class SummaryNetworkImpl : public torch::nn::Module {
   int64_t n_categories() const { return n_categories_; }
 
  private:
-  // DeepSet over persons for a chunk of items: responses and mask [B, P, c],
+  // DeepSet over persons for a chunk of c items: responses and mask [B, c, P],
   // and the persons' summed scaled responses and answered counts over all
   // n_items items [B, P] -> [B, c, cell_dim].
   torch::Tensor pool_persons(const torch::Tensor& responses, const torch::Tensor& mask,
