@@ -19,13 +19,15 @@
 // "seconds <wall time of N Trainer::train_step calls> cpu <their user + system
 // CPU seconds> faults <their minor page faults> losses <N losses>", cycling
 // through the batches, until "quit". The CPU tracking allocator is
-// installed first, as a trial's memory meter does.
+// installed first, as a trial's memory meter does, and the threads set as a
+// trial's are (trials::set_training_threads: LibTorch's and OpenBLAS's).
 //
 //   bench_train_throughput worker B J_min J_max P_min P_max chunk checkpointing threads batches state_file
 #include "memory/cpu_memory_tracking.hpp"
 #include "models/approximator.hpp"
 #include "models/simulators/simulator.hpp"
 #include "trials/trainer.hpp"
+#include "trials/training_threads.hpp"
 
 #include <torch/serialize.h>
 #include <torch/torch.h>
@@ -96,10 +98,11 @@ int run_worker(int argc, char** argv) {
     std::fprintf(stderr, "bench_train_throughput worker: B, threads and batches must be >= 1\n");
     return 2;
   }
-  torch::set_num_threads(threads);
   memory::install_cpu_memory_tracking();
 
   trials::TrainingOptions options;
+  options.threads = threads;
+  trials::set_training_threads(options);
   options.batch_size = batch_size;
   options.epochs = 1;
   options.num_batches = 1 << 24;  // a learning rate constant to 1e-9 over any bench run

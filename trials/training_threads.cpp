@@ -1,5 +1,6 @@
 #include "trials/training_threads.hpp"
 
+#include <dlfcn.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -31,6 +32,18 @@ std::optional<int> cgroup_cpu_quota() {
   return std::max(1, static_cast<int>(std::ceil(quota / period)));
 }
 
+// OpenBLAS's thread controls, looked up at run time: absent when LibTorch
+// uses another BLAS (MKL, whose threads torch::set_num_threads sets).
+template <typename Fn>
+Fn openblas_function(const char* name) {
+  return reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, name));
+}
+
+void set_openblas_threads(int threads) {
+  if (std::getenv("OPENBLAS_NUM_THREADS") != nullptr) return;
+  if (const auto set = openblas_function<void (*)(int)>("openblas_set_num_threads")) set(threads);
+}
+
 }  // namespace
 
 int available_cpus() {
@@ -47,7 +60,14 @@ int set_training_threads(const TrainingOptions& options) {
   } else if (std::getenv("OMP_NUM_THREADS") == nullptr) {
     torch::set_num_threads(available_cpus());
   }
-  return torch::get_num_threads();
+  const int threads = torch::get_num_threads();
+  set_openblas_threads(threads);
+  return threads;
+}
+
+std::optional<int> openblas_threads() {
+  if (const auto get = openblas_function<int (*)()>("openblas_get_num_threads")) return get();
+  return std::nullopt;
 }
 
 }  // namespace bfhpo::trials

@@ -5,18 +5,29 @@
 //   else available_cpus(): the CPUs this process may run on (its affinity
 //   mask), capped by the cgroup's CPU quota, so a container allowed 2 CPUs
 //   of a 64-core host trains with 2 threads, not 64.
+// The BLAS's own thread pool follows the same count: LibTorch sizes MKL's
+// but not OpenBLAS's (Debian's libtorch), which otherwise starts one thread
+// a core whatever LibTorch uses (on a busy 2-core machine, 60-100% more
+// CPU time a training step for no speed: bench/README.md, training
+// throughput). An OPENBLAS_NUM_THREADS in the environment is left as it is.
 // The same seed and the same threads give the same values on the CPU
 // (trials/reproduction.hpp); a trial records the count as bfhpo:threads.
 #pragma once
 
 #include "trials/trainer.hpp"
 
+#include <optional>
+
 namespace bfhpo::trials {
 
 // At least 1.
 int available_cpus();
 
-// torch::set_num_threads for `options` as above; returns the count in force.
+// torch::set_num_threads for `options` as above, and the BLAS's threads;
+// returns LibTorch's count in force.
 int set_training_threads(const TrainingOptions& options);
+
+// OpenBLAS's thread count; none when the BLAS LibTorch calls is not OpenBLAS.
+std::optional<int> openblas_threads();
 
 }  // namespace bfhpo::trials

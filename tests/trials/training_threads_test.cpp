@@ -17,37 +17,55 @@ using namespace bfhpo::trials;
 
 namespace {
 
-// Restores LibTorch's thread count, this thread's affinity and OMP_NUM_THREADS.
+// Restores LibTorch's thread count, this thread's affinity, OMP_NUM_THREADS
+// and OPENBLAS_NUM_THREADS (both unset meanwhile), and OpenBLAS's threads.
 class ThreadSettingsGuard {
  public:
-  ThreadSettingsGuard() : threads_(torch::get_num_threads()) {
+  ThreadSettingsGuard() : threads_(torch::get_num_threads()), openblas_threads_(openblas_threads()) {
     CPU_ZERO(&mask_);
     REQUIRE(sched_getaffinity(0, sizeof(mask_), &mask_) == 0);
     if (const char* omp = std::getenv("OMP_NUM_THREADS")) omp_ = omp;
+    if (const char* openblas = std::getenv("OPENBLAS_NUM_THREADS")) openblas_ = openblas;
     unsetenv("OMP_NUM_THREADS");
+    unsetenv("OPENBLAS_NUM_THREADS");
   }
   ~ThreadSettingsGuard() {
     sched_setaffinity(0, sizeof(mask_), &mask_);
     if (omp_) setenv("OMP_NUM_THREADS", omp_->c_str(), 1);
+    TrainingOptions restore;
+    restore.threads = openblas_threads_.value_or(threads_);
+    set_training_threads(restore);
+    if (openblas_) setenv("OPENBLAS_NUM_THREADS", openblas_->c_str(), 1);
     torch::set_num_threads(threads_);
   }
   const cpu_set_t& mask() const { return mask_; }
 
  private:
   int threads_;
+  std::optional<int> openblas_threads_;
   cpu_set_t mask_;
-  std::optional<std::string> omp_;
+  std::optional<std::string> omp_, openblas_;
 };
 
 }  // namespace
 
-TEST_CASE("training threads: training.threads sets LibTorch's intra-op threads") {
+TEST_CASE("training threads: training.threads sets LibTorch's intra-op threads and OpenBLAS's") {
   ThreadSettingsGuard guard;
+  if (!openblas_threads()) WARN("LibTorch's BLAS is not OpenBLAS: its threads are LibTorch's to set");
   TrainingOptions options;
   for (const int threads : {1, 3, 2}) {
     options.threads = threads;
     CHECK(set_training_threads(options) == threads);
     CHECK(torch::get_num_threads() == threads);
+    if (openblas_threads()) CHECK(*openblas_threads() == threads);
+  }
+  // OPENBLAS_NUM_THREADS is the user's: OpenBLAS keeps the count it has.
+  if (const auto before = openblas_threads()) {
+    setenv("OPENBLAS_NUM_THREADS", std::to_string(*before).c_str(), 1);
+    options.threads = *before + 1;
+    CHECK(set_training_threads(options) == *before + 1);
+    CHECK(openblas_threads() == before);
+    unsetenv("OPENBLAS_NUM_THREADS");
   }
 }
 
