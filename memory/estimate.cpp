@@ -20,8 +20,7 @@
 //   relu                its output only, shared with the next Linear: 1
 //   dropout (p > 0)     the noise mask and the output, the activation's output
 //                       is dropped: 3 a hidden layer; p == 0 is the identity
-//   matmul              the operands whose gradient the other needs: mask x
-//                       hidden keeps only the mask
+//   masked person sum   the mask only (summary_network.cpp's MaskedPersonSum)
 //   sum, cat, stack,    nothing (sizes only)
 //   add, sub
 //   LayerNorm           its input, mean and rstd [rows]
@@ -190,47 +189,47 @@ SummaryMemory summary_memory(const DeviceProfile& p, const models::ApproximatorS
 
   // The per-item stage works on the responses and mask transposed to items
   // before persons, [B, J, P] copies, and on a chunk of c items at a time:
-  // phi's hidden layers over its N = B*P*c cells, their masked sum over
-  // persons as a batched product with the mask, phi's last layer on the mean.
-  // Kept for backward by one chunk: the stacked cell features [N, F] (input
-  // of the first Linear), the hidden layers [N, width] (per_hidden each),
-  // except the last hidden layer's output, which the product with the mask
-  // does not keep (its backward needs only the mask), and the mask rows [N]
-  // it keeps (a copy of the chunk's rows, or the whole transposed mask when
-  // one chunk). Without hidden layers phi's input needs no gradient: nothing.
+  // the cell features of its N = B*P*c cells, phi's hidden layers over them,
+  // their masked sum over persons, phi's last layer on the mean. Kept for
+  // backward by one chunk: the stacked cell features [N, F] (input of the
+  // first Linear) and the hidden layers [N, width] (per_hidden each) except
+  // the last hidden layer's output, which the masked sum does not keep (its
+  // backward needs only the mask, a view of the transposed one). Without
+  // hidden layers phi's input needs no gradient: nothing.
   const int64_t features = models::n_cell_features(spec.n_categories);
   const int64_t last_output_unkept = per_hidden == 1 ? 0 : 1;  // relu keeps its output itself
   const auto phi_saved = [&](int64_t c) {
     const int64_t rows = b * persons * c;
     if (depth == 0) return int64_t{0};
-    return Tally(p).add(rows * features).add(rows * width, per_hidden * depth - last_output_unkept).add(rows).bytes();
+    return Tally(p).add(rows * features).add(rows * width, per_hidden * depth - last_output_unkept).bytes();
   };
   const int64_t cells = b * persons * items;
+  const bool checkpointed = spec.memory.gradient_checkpointing;
   SummaryMemory m;
   Tally stage(p);
   stage.add(b * persons, 2);  // person score and answered share, used by every chunk
   stage.add(b * items * s.cell_dim);  // cat of the pooled chunks, saved by item_projection
-  // Checkpointed, every chunk's inputs stay until its recomputation: the transposed responses and mask.
-  if (spec.memory.gradient_checkpointing) stage.add(cells, 2);
-  m.item_stage = stage.bytes();
-  if (!spec.memory.gradient_checkpointing) {
-    // Without checkpointing every chunk's graph stays: chunking alone saves nothing.
-    m.item_stage += (n_chunks - 1) * phi_saved(chunk) + phi_saved(last_chunk);
+  if (checkpointed) {
+    stage.add(cells, 2);  // the chunks' inputs until their recomputation: the transposed responses and mask
+  } else {
+    if (depth > 0) stage.add(cells);  // the transposed mask, kept by the masked sums
   }
+  m.item_stage = stage.bytes();
+  // Without checkpointing every chunk's graph stays: chunking alone saves nothing.
+  if (!checkpointed) m.item_stage += (n_chunks - 1) * phi_saved(chunk) + phi_saved(last_chunk);
   // Checkpointed with several chunks, the last chunk is not recomputed: its
   // activations stay from its forward to its backward, through the end of
   // forward, while backward through the per-item stage starts with it.
-  const bool keeps_last = spec.memory.gradient_checkpointing && n_chunks > 1;
+  const bool keeps_last = checkpointed && n_chunks > 1;
   const int64_t kept_last = keeps_last ? phi_saved(last_chunk) : 0;
   // Forward of a chunk, on top of what the chunks before keep. With grad
   // (not checkpointed, or the kept last chunk): the last hidden layer's
   // output, which nothing keeps, and when not checkpointed the transposed
-  // responses (and mask, when chunked: one chunk's phi_saved counts it
-  // otherwise). Checkpointed (no grad): the widest moment of phi's hidden
+  // responses. Checkpointed (no grad): the widest moment of phi's hidden
   // layers, a Linear's input, output and activation alive together.
   const int64_t last_rows = b * persons * last_chunk;
   const int64_t last_hidden = Tally(p).add(depth > 0 ? last_rows * width : 0).bytes();
-  if (spec.memory.gradient_checkpointing) {
+  if (checkpointed) {
     int64_t widest = features;
     if (depth > 0) widest = features + 2 * width;
     if (depth > 1) widest = std::max(widest, 3 * width);
@@ -238,7 +237,7 @@ SummaryMemory summary_memory(const DeviceProfile& p, const models::ApproximatorS
     const int64_t no_grad_forward = Tally(p).add(b * persons * chunk * widest).bytes();
     m.item_stage_forward = keeps_last ? std::max(no_grad_forward, kept_last + last_hidden) : no_grad_forward;
   } else {
-    m.item_stage_forward = Tally(p).add(cells, n_chunks > 1 ? 2 : 1).bytes() + last_hidden;
+    m.item_stage_forward = Tally(p).add(cells).bytes() + last_hidden;
   }
   // Backward of a chunk: the gradient of the last hidden layer's output (the
   // mask's rows times the mean's gradient) [N, width], then each layer's
@@ -247,7 +246,7 @@ SummaryMemory summary_memory(const DeviceProfile& p, const models::ApproximatorS
   // with grad.
   const int64_t rows = b * persons * chunk;
   m.item_stage_backward = depth > 0 ? Tally(p).add(rows * width, 2).bytes() : 0;
-  if (spec.memory.gradient_checkpointing) m.item_stage_backward += phi_saved(chunk);
+  if (checkpointed) m.item_stage_backward += phi_saved(chunk);
 
   // Attention blocks over items, M = B*J rows of width E: saved are the
   // in_proj input (a contiguous copy of the [J, B, E] view), scaled q,
