@@ -43,7 +43,7 @@ class SourceWriter {
 
   std::string write() {
     const auto& s = spec_.summary;
-    mlp("summary.phi", s.cell_mlp_depth + 1, s.activation);
+    mlp_hidden("summary.phi", s.cell_mlp_depth + 1, s.activation);
     mlp("summary.global_mlp", 2, s.activation);
     for (int64_t i = 0; i < s.attention_layers; ++i) attention_block(i);
     condition();
@@ -72,6 +72,16 @@ class SourceWriter {
     for (int64_t i = 0; i < layers; ++i) {
       linear("x", "x", dotted + ".linear" + std::to_string(i));
       if (i + 1 < layers) out_ << "    x = " << activation_op(activation) << "(x)\n";
+    }
+    out_ << "    return x\n\n";
+  }
+
+  // MlpImpl::hidden: every layer but the last, each with its activation.
+  void mlp_hidden(const std::string& dotted, int64_t layers, Activation activation) {
+    out_ << "def _mlp_hidden_" << attribute_name(dotted) << "(self, x: Tensor) -> Tensor:\n";
+    for (int64_t i = 0; i + 1 < layers; ++i) {
+      linear("x", "x", dotted + ".linear" + std::to_string(i));
+      out_ << "    x = " << activation_op(activation) << "(x)\n";
     }
     out_ << "    return x\n\n";
   }
@@ -113,28 +123,35 @@ class SourceWriter {
          << "    y = torch.nan_to_num(responses.to(dtype)) * mask\n"
          << "    person_count = mask.sum(2)\n"
          << "    person_sum = (y * mask).sum(2) / " << steps << "\n"
-         << "    answered = mask.sum(1, keepdim=True)\n"
+         << "    n_persons = float(y.size(1))\n"
+         << "    n_items = float(y.size(2))\n"
+         << "    y = y.transpose(1, 2).contiguous()\n"
+         << "    mask = mask.transpose(1, 2).contiguous()\n"
+         << "    answered = mask.sum(2, keepdim=True)\n"
          << "    n_answered = answered.clamp_min(1.0)\n"
          << "    scaled = y * mask / " << steps << "\n"
-         << "    total = person_sum.unsqueeze(2)\n"
-         << "    count = person_count.unsqueeze(2)\n"
+         << "    total = person_sum.unsqueeze(1)\n"
+         << "    count = person_count.unsqueeze(1)\n"
          << "    score = total / count.clamp_min(1.0)\n"
-         << "    p_value = scaled.sum(1, keepdim=True) / n_answered\n"
+         << "    p_value = scaled.sum(2, keepdim=True) / n_answered\n"
          << "    rest = (total - scaled) / (count - mask).clamp_min(1.0)\n"
-         << "    rest_centred = (rest - (rest * mask).sum(1, keepdim=True) / n_answered) * mask\n"
-         << "    rest_z = rest_centred / (rest_centred.square().sum(1, keepdim=True) / n_answered + 1e-4).sqrt()\n"
+         << "    rest_centred = (rest - (rest * mask).sum(2, keepdim=True) / n_answered) * mask\n"
+         << "    rest_z = rest_centred / (rest_centred.square().sum(2, keepdim=True) / n_answered + 1e-4).sqrt()\n"
          << "    features: List[Tensor] = []\n";
     for (int64_t k = 1; k < spec_.n_categories; ++k)
       out_ << "    features.append(y.ge(" << k << ").to(dtype) * mask)\n";
+    const std::string phi_out = "summary.phi.linear" + std::to_string(spec_.summary.cell_mlp_depth);
     out_ << "    features.append(score.expand_as(y))\n"
          << "    features.append(p_value.expand_as(y))\n"
          << "    features.append((scaled - score) * mask)\n"
-         << "    features.append((count / float(y.size(2))).expand_as(y))\n"
-         << "    features.append((answered / float(y.size(1))).expand_as(y))\n"
+         << "    features.append((count / n_items).expand_as(y))\n"
+         << "    features.append((answered / n_persons).expand_as(y))\n"
          << "    features.append(rest_z)\n"
          << "    features.append((scaled - p_value) * rest_z)\n"
-         << "    phi = self._mlp_summary__phi(torch.stack(features, -1)) * mask.unsqueeze(-1)\n"
-         << "    pooled = phi.sum(1) / answered.clamp_min(1.0).squeeze(1).unsqueeze(-1)\n";
+         << "    hidden = self._mlp_hidden_summary__phi(torch.stack(features, -1))\n"
+         << "    pooled = torch.matmul(mask.unsqueeze(2), hidden).squeeze(2) / answered.clamp_min(1.0)\n"
+         << "    pooled = torch.linear(pooled, " << self(phi_out + ".weight") << ") + " << self(phi_out + ".bias")
+         << " * answered.clamp_max(1.0)\n";
     linear("h", "pooled", "summary.item_projection");
     for (int64_t i = 0; i < spec_.summary.attention_layers; ++i)
       out_ << "    h = self._attention_block" << i << "(h)\n";
