@@ -3,6 +3,7 @@
 #include "common/atomic_file.hpp"
 #include "common/config_reader.hpp"
 #include "hpo/study_spec.hpp"
+#include "memory/meter.hpp"
 #include "trials/device.hpp"
 #include "trials/evaluation.hpp"
 #include "trials/training_threads.hpp"
@@ -35,6 +36,7 @@ nlohmann::json TrainOutcome::to_json() const {
   return {{"config", config.to_json()},
           {"device", device},
           {"threads", threads},
+          {"measured_peak_mb", measured_peak_mb},
           {"reproduction", reproduction},
           {"stop_reason", trials::to_string(summary.reason)},
           {"stop_detail", summary.detail},
@@ -80,6 +82,11 @@ TrainOutcome train_configuration(const TrainRequest& request, const EpochCallbac
 
   const torch::Device device = resolve_device(outcome.config.device, request.study_file.string());
   outcome.device = device.str();
+  // Metered as a trial is: on the CPU this installs the tracking allocator, whose cache of freed large
+  // blocks spares each step the page faults of fresh memory (memory/cpu_memory_tracking.hpp).
+  memory::MemoryMeter meter(device);
+  const int64_t baseline = meter.snapshot().current_bytes;
+  meter.reset_peak();
   outcome.threads = set_training_threads(outcome.config.training);
   if (outcome.retrains) {
     outcome.reproduction_obstacles =
@@ -92,6 +99,7 @@ TrainOutcome train_configuration(const TrainRequest& request, const EpochCallbac
   Trainer trainer(models::make_approximator(outcome.config.approximator, outcome.config.training.seed),
                   outcome.config.simulator, outcome.config.training, device);
   outcome.summary = trainer.fit(on_epoch, on_step);
+  outcome.measured_peak_mb = static_cast<double>(meter.snapshot().peak_bytes - baseline) / (1024.0 * 1024.0);
   trainer.save_weights(outcome.out_dir / "weights.pt");
   EvaluationOptions evaluation;
   evaluation.seed = study.seed;

@@ -35,6 +35,8 @@ assert r["exact"] and r["obstacles"] == [], r
 # The same seed, threads, device and LibTorch run the same float operations in
 # the same order: only the printing of the value (17 digits) separates them.
 assert abs(result["validation_loss"] - expected) <= 1e-6, (result["validation_loss"], expected)
+# Metered as a trial is (on the CPU through the tracking allocator and its cache).
+assert result["measured_peak_mb"] > 0, result["measured_peak_mb"]
 print(f"train reproduces trial {r['trial']}: {result['validation_loss']!r} vs {expected!r}")
 PY
 "$BFHPO" train "$STUDY" --params "$WORK/best.json" --out "$WORK/retrain" > "$WORK/train.txt" 2>&1
