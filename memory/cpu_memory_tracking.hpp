@@ -17,7 +17,10 @@
 // request of at least half its size. Cached blocks hold no tensor: they count
 // neither in the current/peak bytes nor against a budget. A freed block is
 // cached only while live bytes plus the cache stay within the most bytes ever
-// live at once. release_cpu_cache returns the cache to the system; it runs in
+// live at once. Installing it also fixes glibc's mmap threshold (32 MiB) and
+// trim threshold (256 MiB), so smaller blocks are reused from its heap rather
+// than mapped and faulted in afresh (cpu_memory_tracking.cpp says why).
+// release_cpu_cache returns the cache, and glibc's free heap, to the system; it runs in
 // safe_empty_cache, before an allocation over the budget throws, and before a
 // fresh allocation the system refused is retried.
 #pragma once

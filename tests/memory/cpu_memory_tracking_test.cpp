@@ -4,9 +4,12 @@
 
 #include <c10/core/CPUAllocator.h>
 #include <catch2/catch.hpp>
+#include <malloc.h>
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 #include <thread>
@@ -288,4 +291,16 @@ TEST_CASE("cpu cache property: under a budget, random allocations and frees coun
   CHECK(cpu_cached_bytes() > 0);
   release_cpu_cache();
   CHECK(cpu_cached_bytes() == 0);
+}
+
+TEST_CASE("cpu tracking: glibc serves blocks below 32 MiB from its heap, which keeps them when freed") {
+  install_cpu_memory_tracking();
+  constexpr size_t kBlock = size_t{16} << 20;
+  const size_t mapped_before = mallinfo2().hblkhd;
+  void* block = std::malloc(kBlock);
+  REQUIRE(block != nullptr);
+  std::memset(block, 1, kBlock);
+  CHECK(mallinfo2().hblkhd == mapped_before);  // from the heap, not a fresh mapping
+  std::free(block);
+  CHECK(mallinfo2().fordblks >= kBlock);  // free in the heap for the next one, not unmapped or trimmed
 }
