@@ -121,7 +121,8 @@ ParzenEstimator::ParzenEstimator(const std::vector<Distribution>& dims, const Ei
     else
       dim.sigmas = Eigen::ArrayXd::Constant(kernels, options.bandwidth_scale * sigma0 * range);
     const double clip_count = options.clip_count.value_or(static_cast<double>(kernels));
-    const double min_sigma = options.consider_magic_clip ? range / std::min(100.0, 1.0 + clip_count) : kEps;
+    const double min_sigma = std::max(options.consider_magic_clip ? range / std::min(100.0, 1.0 + clip_count) : kEps,
+                                      options.min_bandwidth_steps * dim.step);
     dim.sigmas = dim.sigmas.max(min_sigma).min(range);
     dim.sigmas[n] = range;
     inv_sigmas = dim.sigmas.inverse();

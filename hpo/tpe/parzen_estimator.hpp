@@ -38,6 +38,9 @@ struct ParzenOptions {
   // The magic clip floors every bandwidth at range / min(100, 1 + count),
   // count being this estimator's kernels (Optuna) unless set here.
   std::optional<double> clip_count;
+  // A discretised dimension's bandwidth (a step, or an int on a linear
+  // scale) is at least this many of its steps (0: the clip alone, Optuna's).
+  double min_bandwidth_steps = 0.0;
   // Optuna 3.1's kernel density leaves out the -log(sigma) term of each
   // continuous kernel, which favours wide kernels (the prior) in both l(x)
   // and g(x); off (the default) is the true mixture density, under which a

@@ -19,6 +19,8 @@ constexpr double kBelowClipShareOfTrials = 0.25;
 constexpr int kFullBudget = 100;
 constexpr int kFewestStartupTrials = 4;
 constexpr double kAboveBandwidthScale = 0.85;
+constexpr double kMixedSpaceAboveBandwidthScale = 0.7;
+constexpr double kMinBandwidthSteps = 0.5;
 
 using Group = std::vector<const ParamSpec*>;
 
@@ -113,6 +115,7 @@ TpeOptions optuna31_tpe_options() {
   o.budget_aware = false;
   o.gamma_share = 0.1;
   o.liar_weights = LiarWeights::Optuna;
+  o.discrete_widths = false;
   return o;
 }
 
@@ -199,6 +202,11 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
   parzen.bandwidth_from_spread = options_.bandwidth_from_spread;
   parzen.optuna31_kernel_scale = options_.optuna31_kernel_scale;
   const bool bfhpo_widths = options_.multivariate && options_.bandwidth_from_spread;
+  const bool discrete_widths = bfhpo_widths && options_.discrete_widths;
+  if (discrete_widths) parzen.min_bandwidth_steps = kMinBandwidthSteps;
+  const bool mixed_space = std::any_of(request.space.params().begin(), request.space.params().end(), [](const ParamSpec& p) {
+    return std::holds_alternative<CategoricalDistribution>(p.distribution);
+  });
 
   const ObservedValues observed_values(request.space, ranked);
   std::vector<Eigen::Index> ranked_order;  // rows of `ranked`, best first, ties in row order
@@ -258,7 +266,8 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
     tpe::ParzenOptions below_options = parzen, above_options = parzen;
     if (bfhpo_widths) {
       below_options.clip_count = tpe_below_clip_share(options_) * n_not_running;
-      above_options.bandwidth_scale = kAboveBandwidthScale;
+      above_options.bandwidth_scale =
+          discrete_widths && mixed_space ? kMixedSpaceAboveBandwidthScale : kAboveBandwidthScale;
     }
     const tpe::ParzenEstimator below = fit(0, n_below, below_options);
     const tpe::ParzenEstimator above = fit(n_below, n, above_options);

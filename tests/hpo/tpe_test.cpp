@@ -679,3 +679,51 @@ TEST_CASE("the veto on a conditional parameter holds, and a vetoed best draw giv
   // also when the x group's best draw is vetoed.
   CHECK(from_tpe > 30);
 }
+
+TEST_CASE("a stepped dimension's kernels are at least min_bandwidth_steps steps wide") {
+  // A dropout on [0, 0.5] in steps of 0.05, every observation at 0.5; the clip alone would leave range / 100.
+  const std::vector<Distribution> dims{FloatDistribution{0.0, 0.5, false, 0.05}};
+  const Eigen::ArrayXXd observations = Eigen::ArrayXXd::Constant(20, 1, 0.5);
+  tpe::ParzenOptions clip_only;
+  clip_only.clip_count = 1000.0;
+  clip_only.prior_weight = 1e-15;
+  tpe::ParzenOptions half_step = clip_only;
+  half_step.min_bandwidth_steps = 0.5;
+  Eigen::ArrayXXd points(2, 1);
+  points << 0.5, 0.45;
+  const auto log_ratio = [&](const tpe::ParzenOptions& options) {
+    const Eigen::ArrayXd log_p =
+        tpe::ParzenEstimator(dims, observations, Eigen::ArrayXd::Ones(20), options).log_pdf(points);
+    return log_p[1] - log_p[0];
+  };
+  // sigma = 0.025: the cell of 0.5 is [-1, 1] sigmas around the kernel, the cell of 0.45 [-3, -1].
+  const auto normal_cdf = [](double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); };
+  const double expected = std::log((normal_cdf(-1) - normal_cdf(-3)) / (normal_cdf(1) - normal_cdf(-1)));
+  CHECK(log_ratio(half_step) == Approx(expected).epsilon(1e-9));
+  CHECK(log_ratio(clip_only) < -10.0);  // sigma = 0.0055: 0.45 is 4.5 sigmas away and more
+}
+
+TEST_CASE("discrete_widths changes the proposals of a space with a categorical parameter, not of a continuous one") {
+  const SearchSpace mixed = SearchSpace::from_json(json::parse(R"({
+      "optimizer": {"type": "categorical", "choices": ["adam", "sgd"]},
+      "x": {"type": "float", "low": -5, "high": 5},
+      "dropout": {"type": "float", "low": 0, "high": 0.5, "step": 0.05}})"), "t.json");
+  const auto proposals = [](const SearchSpace& space, bool discrete_widths) {
+    TpeOptions options;
+    options.discrete_widths = discrete_widths;
+    TpeSampler sampler(options);
+    std::vector<FrozenTrial> trials;
+    std::vector<Params> out;
+    for (int i = 0; i < 30; ++i) {
+      out.push_back(sampler.sample({space, trials, StudyDirection::Minimize, 3, i, {}}).params);
+      double value = 0;
+      for (const auto& [name, v] : out.back()) value += (v - 0.4) * (v - 0.4);
+      trials.push_back(finished(space, i, out.back(), value));
+    }
+    return out;
+  };
+  CHECK(proposals(mixed, true) != proposals(mixed, false));
+  CHECK(proposals(plane(), true) == proposals(plane(), false));
+  CHECK(TpeOptions{}.discrete_widths);
+  CHECK_FALSE(optuna31_tpe_options().discrete_widths);
+}
