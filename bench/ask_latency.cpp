@@ -1,6 +1,12 @@
 // Latency of one TPE proposal with 10 float params at 100, 1000 and 10,000
-// finished trials: prints the median and p95 wall time and the median CPU
-// time of the asking thread, in milliseconds, as JSON lines.
+// finished trials (or the counts given after the repeats): prints the median
+// and p95 wall time and the median CPU time of the asking thread, in
+// milliseconds, as JSON lines.
+//   bench_ask_latency [REPEATS=50] [N_TRIALS...]
+// The asks run under the heap policy of `bfhpo optimize`, which asks in a
+// loop (common/heap_policy.hpp); a one-shot `bfhpo ask` process pays its
+// first-touch page faults whatever the policy (bench/cli_processes.py).
+#include "common/heap_policy.hpp"
 #include "hpo/sampler_factory.hpp"
 
 #include <nlohmann/json.hpp>
@@ -23,6 +29,7 @@ double thread_cpu_ms() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  keep_freed_heap_for_reuse();
   const int repeats = argc > 1 ? std::stoi(argv[1]) : 50;
   nlohmann::json space = nlohmann::json::object();
   for (int d = 0; d < 10; ++d) space["x" + std::to_string(d)] = {{"type", "float"}, {"low", -5.0}, {"high", 5.0}};
@@ -30,7 +37,10 @@ int main(int argc, char** argv) {
   auto sampler = hpo::make_sampler(spec);
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> uniform(-5.0, 5.0);
-  for (int n : {100, 1000, 10000}) {
+  std::vector<int> sizes;
+  for (int a = 2; a < argc; ++a) sizes.push_back(std::stoi(argv[a]));
+  if (sizes.empty()) sizes = {100, 1000, 10000};
+  for (int n : sizes) {
     std::vector<hpo::FrozenTrial> trials(n);
     for (int i = 0; i < n; ++i) {
       auto& t = trials[i];

@@ -1,6 +1,7 @@
 // `bfhpo-train`: the training verbs, with LibTorch. Users run them through
 // `bfhpo VERB ...`, which execs this executable with the same arguments.
 #include "cli/command.hpp"
+#include "common/heap_policy.hpp"
 
 #include <iostream>
 
@@ -24,5 +25,7 @@ int main(int argc, char** argv) {
               << " ...` instead\n";
     return 2;
   }
+  // optimize asks and trains in a loop; the front's verbs ask once and exit.
+  bfhpo::keep_freed_heap_for_reuse();
   return run_verb(*verb, std::vector<std::string>(argv + 2, argv + argc), runner_of(training_verbs(), verb->name));
 }

@@ -1,5 +1,7 @@
 #include "memory/cpu_memory_tracking.hpp"
 
+#include "common/heap_policy.hpp"
+
 #include <c10/core/Allocator.h>
 #include <c10/core/CPUAllocator.h>
 #include <c10/util/Exception.h>
@@ -215,24 +217,14 @@ constexpr bool kConstAllocate =
                   c10::DataPtr (c10::Allocator::*)(size_t) const>::value;
 using TrackingAllocator = AllocateAdapter<TrackingAllocatorCore, kConstAllocate>;
 
-// glibc's heap for the blocks below the cache's size: glibc raises its
-// mmap threshold, and its trim threshold to twice that, only when a mapped
-// block is freed, and the cache hides the large ones, so the thresholds
-// stayed low: the heap's top was trimmed and faulted in again every step
-// (6-7k page faults a step at the small training shape against Python's
-// ~0, 12% of the step's CPU). Fixed at the largest mmap threshold glibc
-// would reach by itself and a trim threshold that held the small shape's
-// heap (64 MiB did not: 3.8k faults a step); release_cpu_cache trims.
-constexpr int kHeapMmapThreshold = 32 << 20;
-constexpr int kHeapTrimThreshold = 256 << 20;
 
 }  // namespace
 
 void install_cpu_memory_tracking() {
   static std::once_flag once;
   std::call_once(once, [] {
-    mallopt(M_MMAP_THRESHOLD, kHeapMmapThreshold);
-    mallopt(M_TRIM_THRESHOLD, kHeapTrimThreshold);
+    // The cache hides the large frees that would raise glibc's thresholds.
+    keep_freed_heap_for_reuse();
     auto* tracking = new TrackingAllocator(c10::GetCPUAllocator());
     c10::SetCPUAllocator(tracking, kTrackingPriority);
     g_tracking_allocator.store(tracking);

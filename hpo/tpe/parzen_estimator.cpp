@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <utility>
 
@@ -79,6 +80,7 @@ ParzenEstimator::ParzenEstimator(const std::vector<Distribution>& dims, const Ei
     return false;
   });
 
+  if (shared_widths_) shared_scaled_mus_.resize(n, static_cast<Eigen::Index>(dims.size()));
   for (std::size_t d = 0; d < dims.size(); ++d) {
     Dim dim;
     const auto column = observations.col(static_cast<Eigen::Index>(d));
@@ -138,6 +140,7 @@ ParzenEstimator::ParzenEstimator(const std::vector<Distribution>& dims, const Ei
     } else {
       if (shared_widths_) {
         dim.scaled_inv = Eigen::Array2d(std::sqrt(0.5) * inv_sigmas[0], std::sqrt(0.5) * inv_sigmas[n]);
+        shared_scaled_mus_.col(static_cast<Eigen::Index>(d)) = dim.mus.head(n) * dim.scaled_inv[0];
       } else {
         dim.scaled_inv = std::sqrt(0.5) * inv_sigmas;
         dim.scaled_mus = dim.mus * dim.scaled_inv;
@@ -222,19 +225,19 @@ Eigen::ArrayXd ParzenEstimator::log_pdf(const Eigen::ArrayXXd& points) const {
 }
 
 Eigen::ArrayXd ParzenEstimator::log_pdf_shared_widths(const Eigen::ArrayXXd& points) const {
-  // The same sums as log_pdf's, term for term: each kernel's total starts at
-  // its log_base_ and loses one square per dimension, in dimension order. The
-  // observations' kernels share one scaled_inv per dimension, so the scaled
-  // point is the same for all of them, and a block of points goes through
-  // the kernels together, their totals in registers.
+  // The same terms as log_pdf's: each kernel's total starts at its log_base_
+  // and loses one square per dimension, in dimension order. The observations'
+  // kernels share one scaled_inv per dimension, so the scaled point is the
+  // same for all of them, and a block of points goes through the kernels
+  // together, their totals in registers; the log-sum-exp runs over the block
+  // too (a running maximum, then the exponentials of a kernel's row).
   constexpr Eigen::Index kBlock = 8;
   using Block = Eigen::Array<double, kBlock, 1>;
   const Eigen::Index n = points.rows(), n_dims = static_cast<Eigen::Index>(dims_.size());
   const Eigen::Index kernels = log_base_.size(), prior = kernels - 1;
   Eigen::ArrayXd out(n);
   Eigen::Array<double, kBlock, Eigen::Dynamic> scaled(kBlock, n_dims);  // point in block x dimension
-  Eigen::Array<double, kBlock, Eigen::Dynamic> totals(kBlock, kernels);  // point in block x kernel
-  Eigen::ArrayXd total(kernels);
+  Eigen::Array<double, Eigen::Dynamic, kBlock, Eigen::RowMajor> totals(kernels, kBlock);  // kernel x point in block
   for (Eigen::Index first = 0; first < n; first += kBlock) {
     const Eigen::Index size = std::min(kBlock, n - first);
     scaled.setZero();  // rows past the last point are computed and dropped
@@ -242,29 +245,30 @@ Eigen::ArrayXd ParzenEstimator::log_pdf_shared_widths(const Eigen::ArrayXXd& poi
       const Dim& dim = dims_[static_cast<std::size_t>(d)];
       for (Eigen::Index p = 0; p < size; ++p) scaled(p, d) = to_transformed(dim, points(first + p, d)) * dim.scaled_inv[0];
     }
+    Block max = Block::Constant(-std::numeric_limits<double>::infinity());
     for (Eigen::Index k = 0; k < prior; ++k) {
+      const double* mus = shared_scaled_mus_.row(k).data();
       Block sum = Block::Constant(log_base_[k]);
       for (Eigen::Index d = 0; d < n_dims; ++d) {
-        const Dim& dim = dims_[static_cast<std::size_t>(d)];
-        const Block z = scaled.col(d) - dim.mus[k] * dim.scaled_inv[0];
+        const Block z = scaled.col(d) - mus[d];
         sum -= z * z;
       }
-      totals.col(k) = sum;
+      totals.row(k) = sum.transpose();
+      max = max.max(sum);
     }
-    for (Eigen::Index p = 0; p < size; ++p) {
+    for (Eigen::Index p = 0; p < kBlock; ++p) {
       double sum = log_base_[prior];
-      for (Eigen::Index d = 0; d < n_dims; ++d) {
+      for (Eigen::Index d = 0; d < n_dims && p < size; ++d) {
         const Dim& dim = dims_[static_cast<std::size_t>(d)];
         const double z = to_transformed(dim, points(first + p, d)) * dim.scaled_inv[1] - dim.mus[prior] * dim.scaled_inv[1];
         sum -= z * z;
       }
-      totals(p, prior) = sum;
+      totals(prior, p) = sum;
+      max[p] = std::max(max[p], sum);
     }
-    for (Eigen::Index p = 0; p < size; ++p) {
-      total = totals.row(p).transpose();
-      const double max = total.maxCoeff();
-      out[first + p] = max + std::log((total - max).exp().sum());
-    }
+    Block exp_sum = Block::Zero();
+    for (Eigen::Index k = 0; k < kernels; ++k) exp_sum += (totals.row(k).transpose() - max).exp();
+    out.segment(first, size) = (max + exp_sum.log()).head(size);
   }
   return out;
 }

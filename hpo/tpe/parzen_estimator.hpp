@@ -72,7 +72,7 @@ class ParzenEstimator {
     Eigen::ArrayXd log_norm;     // per kernel, discretised dimensions: log of its mass in [low, high]
     // Continuous kernels: -0.5 z^2 = -(x * scaled_inv - scaled_mus)^2, per
     // kernel; with shared_widths_, scaled_inv holds the observations' value
-    // and the prior's, and scaled_mus is mus * scaled_inv, formed where used.
+    // and the prior's, and the scaled means are in shared_scaled_mus_.
     Eigen::ArrayXd scaled_inv, scaled_mus;
     Eigen::ArrayXXd choice_log_probs;      // kernels x choices
   };
@@ -89,6 +89,9 @@ class ParzenEstimator {
   // Every dimension continuous and multivariate bandwidths, so that in each
   // dimension the observations' kernels share one width.
   bool shared_widths_ = false;
+  // With shared_widths_: observation kernel x dimension, mus * scaled_inv[0],
+  // a kernel's means side by side; the prior kernel's is formed where used.
+  Eigen::Array<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> shared_scaled_mus_;
 };
 
 }  // namespace bfhpo::hpo::tpe
