@@ -1,9 +1,8 @@
 #include "hpo/storage/postgres_connection.hpp"
 
 #include "common/user_error.hpp"
+#include "hpo/storage/libpq_library.hpp"
 #include "hpo/storage/postgres_url.hpp"
-
-#include <libpq-fe.h>
 
 #include <algorithm>
 #include <cmath>
@@ -55,12 +54,12 @@ std::optional<std::string> user_fix(const std::string& state) {
 
 }  // namespace
 
-PostgresResult::PostgresResult(pg_result* result) : result_(result, PQclear) {}
-int PostgresResult::rows() const { return PQntuples(result_.get()); }
-bool PostgresResult::is_null(int row, int column) const { return PQgetisnull(result_.get(), row, column) != 0; }
+PostgresResult::PostgresResult(pg_result* result, const Libpq& libpq) : result_(result, libpq.PQclear), libpq_(&libpq) {}
+int PostgresResult::rows() const { return libpq_->PQntuples(result_.get()); }
+bool PostgresResult::is_null(int row, int column) const { return libpq_->PQgetisnull(result_.get(), row, column) != 0; }
 std::string PostgresResult::text(int row, int column) const {
-  return std::string(PQgetvalue(result_.get(), row, column),
-                     static_cast<std::size_t>(PQgetlength(result_.get(), row, column)));
+  return std::string(libpq_->PQgetvalue(result_.get(), row, column),
+                     static_cast<std::size_t>(libpq_->PQgetlength(result_.get(), row, column)));
 }
 long long PostgresResult::integer(int row, int column) const { return std::stoll(text(row, column)); }
 double PostgresResult::real(int row, int column) const {
@@ -70,42 +69,42 @@ double PostgresResult::real(int row, int column) const {
   if (value == "-Infinity") return -HUGE_VAL;
   return std::strtod(value.c_str(), nullptr);
 }
-int PostgresResult::status() const { return result_ ? PQresultStatus(result_.get()) : PGRES_FATAL_ERROR; }
+int PostgresResult::status() const { return result_ ? libpq_->PQresultStatus(result_.get()) : PGRES_FATAL_ERROR; }
 std::string PostgresResult::sqlstate() const {
-  const char* state = result_ ? PQresultErrorField(result_.get(), PG_DIAG_SQLSTATE) : nullptr;
+  const char* state = result_ ? libpq_->PQresultErrorField(result_.get(), PG_DIAG_SQLSTATE) : nullptr;
   return state ? state : "";
 }
 std::string PostgresResult::error_message(const char* fallback) const {
-  const char* message = result_ ? PQresultErrorMessage(result_.get()) : nullptr;
+  const char* message = result_ ? libpq_->PQresultErrorMessage(result_.get()) : nullptr;
   return message && *message ? message : fallback;
 }
 long long PostgresResult::affected() const {
-  const char* count = PQcmdTuples(result_.get());
+  const char* count = libpq_->PQcmdTuples(result_.get());
   return *count ? std::atoll(count) : 0;
 }
 
 PostgresConnection::PostgresConnection(const std::string& url, PostgresOptions options)
-    : url_(libpq_url(url)), location_(redacted_postgres_url(url)), options_(options) {
+    : url_(libpq_url(url)), location_(redacted_postgres_url(url)), options_(options), libpq_(load_libpq(location_)) {
   connect_or_throw();
 }
 
 PostgresConnection::~PostgresConnection() {
-  if (connection_) PQfinish(connection_);
+  if (connection_) libpq_.PQfinish(connection_);
 }
 
 void PostgresConnection::connect_or_throw() {
-  if (connection_) PQfinish(connection_);
+  if (connection_) libpq_.PQfinish(connection_);
   const std::string timeout = std::to_string(std::max(1, static_cast<int>(std::ceil(options_.connect_timeout_s))));
   // The URL comes last so that what it sets wins over these defaults.
   const char* keywords[] = {"connect_timeout", "application_name", "dbname", nullptr};
   const char* values[] = {timeout.c_str(), "bfhpo", url_.c_str(), nullptr};
-  connection_ = PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
+  connection_ = libpq_.PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
   if (!connection_) throw std::bad_alloc();
-  if (PQstatus(connection_) != CONNECTION_OK) throw connection_error(location_, PQerrorMessage(connection_));
-  PQsetNoticeProcessor(connection_, [](void*, const char*) {}, nullptr);
+  if (libpq_.PQstatus(connection_) != CONNECTION_OK) throw connection_error(location_, libpq_.PQerrorMessage(connection_));
+  libpq_.PQsetNoticeProcessor(connection_, [](void*, const char*) {}, nullptr);
   // Floats as text in their shortest form that reads back exactly, whatever the server's default.
-  PostgresResult set(PQexec(connection_, "SET extra_float_digits = 3"));
-  if (set.status() != PGRES_COMMAND_OK) throw connection_error(location_, set.error_message(PQerrorMessage(connection_)));
+  PostgresResult set(libpq_.PQexec(connection_, "SET extra_float_digits = 3"), libpq_);
+  if (set.status() != PGRES_COMMAND_OK) throw connection_error(location_, set.error_message(libpq_.PQerrorMessage(connection_)));
 }
 
 std::chrono::steady_clock::time_point PostgresConnection::retry_deadline() const {
@@ -139,17 +138,18 @@ void PostgresConnection::reconnect(const std::string& reason, std::chrono::stead
 }
 
 PostgresResult PostgresConnection::run(const std::string& sql, const std::vector<Param>& params) {
-  if (PQstatus(connection_) != CONNECTION_OK) throw Retryable{"the connection is closed"};
+  if (libpq_.PQstatus(connection_) != CONNECTION_OK) throw Retryable{"the connection is closed"};
   std::vector<const char*> values;
   values.reserve(params.size());
   for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
-  PostgresResult result(PQexecParams(connection_, sql.c_str(), static_cast<int>(values.size()), nullptr,
-                                     values.data(), nullptr, nullptr, 0));
+  PostgresResult result(libpq_.PQexecParams(connection_, sql.c_str(), static_cast<int>(values.size()), nullptr,
+                                            values.data(), nullptr, nullptr, 0),
+                        libpq_);
   const int status = result.status();
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return result;
-  const std::string message = trimmed(result.error_message(PQerrorMessage(connection_)));
+  const std::string message = trimmed(result.error_message(libpq_.PQerrorMessage(connection_)));
   const std::string state = result.sqlstate();
-  if (PQstatus(connection_) != CONNECTION_OK || retryable_state(state)) throw Retryable{message};
+  if (libpq_.PQstatus(connection_) != CONNECTION_OK || retryable_state(state)) throw Retryable{message};
   if (auto fix = user_fix(state)) throw UserError::at(location_, "storage", "PostgreSQL: " + message, *fix);
   throw PostgresError(location_ + ": PostgreSQL: " + message + " (in: " + sql + ")", state);
 }

@@ -1,4 +1,5 @@
-// One connection to a PostgreSQL server through libpq, for the PostgreSQL
+// One connection to a PostgreSQL server through libpq (loaded when the
+// first connection opens, hpo/storage/libpq_library.hpp), for the PostgreSQL
 // storage: parameterized statements, transactions, and a lost connection
 // retried with backoff for a bounded time.
 //
@@ -32,6 +33,8 @@ struct pg_result;
 
 namespace bfhpo::hpo {
 
+struct Libpq;  // hpo/storage/libpq_library.hpp
+
 // An SQL error that is not the user's to fix; `sqlstate` is PostgreSQL's code.
 class PostgresError : public std::runtime_error {
  public:
@@ -43,7 +46,7 @@ class PostgresError : public std::runtime_error {
 // The rows of one statement, fields as text.
 class PostgresResult {
  public:
-  explicit PostgresResult(pg_result* result);
+  PostgresResult(pg_result* result, const Libpq& libpq);
   int rows() const;
   bool is_null(int row, int column) const;
   std::string text(int row, int column) const;
@@ -59,6 +62,7 @@ class PostgresResult {
 
  private:
   std::shared_ptr<pg_result> result_;
+  const Libpq* libpq_;
 };
 
 struct PostgresOptions {
@@ -104,6 +108,7 @@ class PostgresConnection {
   std::string url_;
   std::string location_;
   PostgresOptions options_;
+  const Libpq& libpq_;  // loaded by the first connection of the process
   pg_conn* connection_ = nullptr;
   bool in_transaction_ = false;
   int reconnects_ = 0;

@@ -1,9 +1,12 @@
-# The front `bfhpo` links no LibTorch and runs the study verbs itself; the
-# training verbs run through bfhpo-train found beside it. (help_test checks
+# The front `bfhpo` links no LibTorch and no libpq (loaded only when a
+# PostgreSQL storage opens; the PostgreSQL CLI tests use it) and runs the
+# study verbs itself; the training verbs run through bfhpo-train found
+# beside it. (help_test checks
 # that every verb's --help answers; here: that no LibTorch is loaded for it.)
 source "$(dirname "$0")/lib.sh"
 
 if ldd "$BFHPO" | grep -qiE 'libtorch|libc10'; then fail "the front links LibTorch: $(ldd "$BFHPO" | grep -iE 'torch|c10')"; fi
+if ldd "$BFHPO" | grep -qi 'libpq'; then fail "the front links libpq at start: $(ldd "$BFHPO" | grep -i libpq)"; fi
 
 # A copy of the front alone: every study verb and every --help work without
 # bfhpo-train (so without LibTorch); a training verb names the missing file.
