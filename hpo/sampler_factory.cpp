@@ -40,6 +40,7 @@ std::unique_ptr<Sampler> make_sampler(const StudySpec& spec) {
   set_flag("consider_endpoints", o.consider_endpoints);
   set_flag("optuna31_kernel_scale", o.optuna31_kernel_scale);
   set_flag("discrete_widths", o.discrete_widths);
+  set_flag("mixed_space_prior", o.mixed_space_prior);
   section.reject_unknown_keys();
   return std::make_unique<TpeSampler>(o);
 }

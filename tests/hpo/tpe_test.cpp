@@ -727,3 +727,68 @@ TEST_CASE("discrete_widths changes the proposals of a space with a categorical p
   CHECK(TpeOptions{}.discrete_widths);
   CHECK_FALSE(optuna31_tpe_options().discrete_widths);
 }
+
+TEST_CASE("mixed_space_prior: the prior weighs 2 in a space with a categorical, 1 at 25 trials, ramping to 2 at 50") {
+  TpeOptions o;
+  CHECK(tpe_mixed_space_prior_scale(o) == 2.0);  // budget not known
+  o.n_trials = 25;
+  CHECK(tpe_mixed_space_prior_scale(o) == 1.0);
+  o.n_trials = 40;
+  CHECK(tpe_mixed_space_prior_scale(o) == Approx(1.6));
+  o.n_trials = 50;
+  CHECK(tpe_mixed_space_prior_scale(o) == 2.0);
+  o.n_trials = 100;
+  CHECK(tpe_mixed_space_prior_scale(o) == 2.0);
+  o.n_trials = 25;
+  o.budget_aware = false;
+  CHECK(tpe_mixed_space_prior_scale(o) == 2.0);
+  o.mixed_space_prior = false;
+  CHECK(tpe_mixed_space_prior_scale(o) == 1.0);
+  CHECK(TpeOptions{}.mixed_space_prior);
+  CHECK_FALSE(optuna31_tpe_options().mixed_space_prior);
+}
+
+TEST_CASE("mixed_space_prior changes a mixed space's proposals while no other trial runs, not a continuous space's") {
+  const SearchSpace space = SearchSpace::from_json(json::parse(R"({
+      "opt": {"type": "categorical", "choices": ["a", "b"]},
+      "x": {"type": "float", "low": -5, "high": 5}})"), "t.json");
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> uniform(-5.0, 5.0);
+  std::vector<FrozenTrial> trials;
+  for (int i = 0; i < 40; ++i) {
+    const double x = uniform(rng);
+    const int opt = i % 4 == 0 ? 0 : 1;
+    trials.push_back(finished(space, i, {{"opt", opt}, {"x", x}}, (opt == 0 ? 10.0 : 0.0) + std::abs(x - 1)));
+  }
+  const auto asked = [&](bool on, const std::vector<FrozenTrial>& history) {
+    TpeOptions options;
+    options.mixed_space_prior = on;
+    TpeSampler sampler(options);
+    std::vector<Params> out;
+    for (int i = 0; i < 50; ++i) out.push_back(sampler.sample({space, history, StudyDirection::Minimize, 11, 41 + i, {}}).params);
+    return out;
+  };
+  CHECK(asked(true, trials) != asked(false, trials));
+  // Another worker's running trial: the prior keeps its usual weight.
+  std::vector<FrozenTrial> running = trials;
+  FrozenTrial r = finished(space, 40, {{"opt", 1}, {"x", 1.0}}, 0.0);
+  r.state = TrialState::Running;
+  r.value.reset();
+  running.push_back(r);
+  CHECK(asked(true, running) == asked(false, running));
+  // A space without a categorical parameter: the same proposals.
+  const auto proposals = [](bool on) {
+    TpeOptions options;
+    options.mixed_space_prior = on;
+    TpeSampler sampler(options);
+    std::vector<FrozenTrial> history;
+    std::vector<Params> out;
+    const SearchSpace continuous = plane();
+    for (int i = 0; i < 30; ++i) {
+      out.push_back(sampler.sample({continuous, history, StudyDirection::Minimize, 3, i, {}}).params);
+      history.push_back(finished(continuous, i, out.back(), sphere(out.back())));
+    }
+    return out;
+  };
+  CHECK(proposals(true) == proposals(false));
+}
