@@ -5,7 +5,7 @@
 // (measured on the 2-core VM: a program that only links libpq, `perf stat`).
 // The PostgreSQL storage calls libpq through these pointers only; their
 // types come from libpq-fe.h, so a libpq whose functions differ does not
-// compile. libpq keeps its ABI under one soname, libpq.so.5, since 2006.
+// compile. libpq has kept one soname, libpq.so.5, since PostgreSQL 8.0.
 #pragma once
 
 #include <libpq-fe.h>
