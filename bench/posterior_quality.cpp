@@ -21,6 +21,7 @@
 #include "models/diagnostics.hpp"
 #include "trials/evaluation.hpp"
 #include "trials/trainer.hpp"
+#include "trials/training_threads.hpp"
 #include "trials/trial_config.hpp"
 
 #include <torch/torch.h>
@@ -215,7 +216,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_posterior_quality: %s\n", error.what());
     return 2;
   }
-  torch::set_num_threads(args.threads);
+  trials::TrainingOptions thread_options;  // the threads as a trial sets them: LibTorch's and OpenBLAS's
+  thread_options.threads = args.threads;
+  trials::set_training_threads(thread_options);
   std::printf("CPU, %d torch threads; budget %s; %lld evaluation datasets x 200 draws; %lld held-out datasets, "
               "MCMC 4 chains x %lld sweeps (a third warm-up), 1000 amortized draws\n",
               torch::get_num_threads(),
