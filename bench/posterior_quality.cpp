@@ -18,6 +18,7 @@
 //       defaults below)] [--eval-datasets 64] [--mcmc-datasets 20]
 //       [--mcmc-sweeps 3000] [--threads 1]
 #include "bench/irt_mcmc.hpp"
+#include "memory/cpu_memory_tracking.hpp"
 #include "models/diagnostics.hpp"
 #include "trials/evaluation.hpp"
 #include "trials/trainer.hpp"
@@ -216,7 +217,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_posterior_quality: %s\n", error.what());
     return 2;
   }
-  trials::TrainingOptions thread_options;  // the threads as a trial sets them: LibTorch's and OpenBLAS's
+  // As a trial on the CPU: the tracking allocator, whose cache of freed large blocks (and glibc's heap
+  // policy) spares each step the page faults of fresh memory, and the threads set as a trial sets them.
+  memory::install_cpu_memory_tracking();
+  trials::TrainingOptions thread_options;
   thread_options.threads = args.threads;
   trials::set_training_threads(thread_options);
   std::printf("CPU, %d torch threads; budget %s; %lld evaluation datasets x 200 draws; %lld held-out datasets, "
