@@ -5,7 +5,8 @@
 // (measured on the 2-core VM: a program that only links libpq, `perf stat`).
 // The PostgreSQL storage calls libpq through these pointers only; their
 // types come from libpq-fe.h, so a libpq whose functions differ does not
-// compile. libpq has kept one soname, libpq.so.5, since PostgreSQL 8.0.
+// compile. The soname is libpq.so.5, libpq's for every supported release
+// (Debian 12's libpq5 package).
 #pragma once
 
 #include <libpq-fe.h>

@@ -256,9 +256,9 @@ Eigen::ArrayXd ParzenEstimator::log_pdf_shared_widths(const Eigen::ArrayXXd& poi
       totals.row(k) = sum.transpose();
       max = max.max(sum);
     }
-    for (Eigen::Index p = 0; p < kBlock; ++p) {
+    for (Eigen::Index p = 0; p < kBlock; ++p) {  // rows past the last point keep the base and are dropped
       double sum = log_base_[prior];
-      for (Eigen::Index d = 0; d < n_dims && p < size; ++d) {
+      for (Eigen::Index d = 0; p < size && d < n_dims; ++d) {
         const Dim& dim = dims_[static_cast<std::size_t>(d)];
         const double z = to_transformed(dim, points(first + p, d)) * dim.scaled_inv[1] - dim.mus[prior] * dim.scaled_inv[1];
         sum -= z * z;

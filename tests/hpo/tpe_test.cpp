@@ -59,6 +59,18 @@ double run(Sampler& sampler, const SearchSpace& space, F f, int n, std::uint64_t
 
 double sphere(const Params& p) { return p.at("x") * p.at("x") + p.at("y") * p.at("y"); }
 
+// The proposals of an n-trial study minimising the sphere on plane(), one trial at a time.
+std::vector<Params> plane_sphere_proposals(Sampler& sampler, int n, std::uint64_t seed) {
+  const SearchSpace space = plane();
+  std::vector<FrozenTrial> trials;
+  std::vector<Params> out;
+  for (int i = 0; i < n; ++i) {
+    out.push_back(sampler.sample({space, trials, StudyDirection::Minimize, seed, i, {}}).params);
+    trials.push_back(finished(space, i, out.back(), sphere(out.back())));
+  }
+  return out;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -284,16 +296,7 @@ TEST_CASE("below weights: by improvement by default, Optuna's where a pruned tri
 TEST_CASE("the sampler section's preset sets every default and each key overrides it") {
   const json space = json::parse(R"({"x": {"type": "float", "low": -5, "high": 5},
                                      "y": {"type": "float", "low": -5, "high": 5}})");
-  const auto proposals = [&](Sampler& sampler) {
-    std::vector<Params> out;
-    std::vector<FrozenTrial> trials;
-    const SearchSpace plane_space = plane();
-    for (int i = 0; i < 16; ++i) {
-      out.push_back(sampler.sample({plane_space, trials, StudyDirection::Minimize, 2, i, {}}).params);
-      trials.push_back(finished(plane_space, i, out.back(), sphere(out.back())));
-    }
-    return out;
-  };
+  const auto proposals = [](Sampler& sampler) { return plane_sphere_proposals(sampler, 16, 2); };
   const auto from_section = [&](const json& sampler_section) {
     const StudySpec spec = parse_study_spec({{"name", "s"}, {"seed", 2}, {"sampler", sampler_section}, {"search_space", space}}, "s.json");
     return proposals(*make_sampler(spec));
@@ -781,14 +784,7 @@ TEST_CASE("mixed_space_prior changes a mixed space's proposals while no other tr
     TpeOptions options;
     options.mixed_space_prior = on;
     TpeSampler sampler(options);
-    std::vector<FrozenTrial> history;
-    std::vector<Params> out;
-    const SearchSpace continuous = plane();
-    for (int i = 0; i < 30; ++i) {
-      out.push_back(sampler.sample({continuous, history, StudyDirection::Minimize, 3, i, {}}).params);
-      history.push_back(finished(continuous, i, out.back(), sphere(out.back())));
-    }
-    return out;
+    return plane_sphere_proposals(sampler, 30, 3);
   };
   CHECK(proposals(true) == proposals(false));
 }
