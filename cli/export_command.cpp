@@ -1,10 +1,10 @@
 #include "cli/command.hpp"
+#include "common/atomic_file.hpp"
 #include "common/user_error.hpp"
 #include "hpo/study.hpp"
 #include "hpo/study_report.hpp"
 #include "trials/export.hpp"
 
-#include <fstream>
 #include <iostream>
 
 namespace bfhpo::cli {
@@ -35,9 +35,7 @@ int run_export(const VerbArgs& args) {
     std::cout << text;
     return 0;
   }
-  const std::string path = args["output"].as<std::string>();
-  std::ofstream out(path);
-  if (!(out << text)) throw UserError::at(path, "", "cannot write the export", "check the folder exists and is writable");
+  write_file_atomically(args["output"].as<std::string>(), text);
   return 0;
 }
 

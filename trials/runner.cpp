@@ -1,5 +1,6 @@
 #include "trials/runner.hpp"
 
+#include "common/atomic_file.hpp"
 #include "common/number_format.hpp"
 #include "common/user_error.hpp"
 #include "memory/cpu_memory_tracking.hpp"
@@ -19,7 +20,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -80,17 +80,6 @@ nlohmann::json history_json(const std::vector<OomEvent>& history) {
                    {"bytes_requested", e.bytes_requested ? nlohmann::json(*e.bytes_requested) : nlohmann::json()},
                    {"error", e.message}});
   return out;
-}
-
-// Written whole to a temporary name, then renamed: a reader never sees half a file.
-void write_json_file(const std::filesystem::path& file, const nlohmann::json& value) {
-  const std::filesystem::path partial = file.string() + ".partial";
-  {
-    std::ofstream out(partial);
-    out << value.dump() << "\n";
-    if (!out.flush()) throw UserError::at(partial.string(), "", "cannot write", "check the disk has space");
-  }
-  std::filesystem::rename(partial, file);
 }
 
 // "fits", "rechunked", "pruned" or "off", with the memory configurations before and after.
@@ -308,7 +297,7 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   }
   record.system("weights", weights.string());
   const auto items = std::filesystem::path(weights).replace_extension(".posterior.json");  // the name reserved for this trial
-  write_json_file(items, posterior.items.to_json());
+  write_file_atomically(items, posterior.items.to_json().dump() + "\n");
   record.system("posterior_items", items.string());
   return finish(hpo::TrialState::Complete, value, "");
 }

@@ -77,7 +77,7 @@ TrainOutcome train_configuration(const TrainRequest& request, const EpochCallbac
   if (request.seed) outcome.config.training.seed = *request.seed;
   outcome.out_dir = request.out_dir.empty() ? std::filesystem::path(request.study_file.string() + ".train")
                                             : request.out_dir;
-  std::filesystem::create_directories(outcome.out_dir);
+  create_output_folder(outcome.out_dir);
   write_json(outcome.out_dir / "config.json", outcome.config.to_json());
 
   const torch::Device device = resolve_device(outcome.config.device, request.study_file.string());
