@@ -16,8 +16,8 @@ std::optional<ConfigProblem> TrainingOptions::problem() const {
                          "give the cores to train with, or leave it out to use every core the process is given"};
   if (total_steps() > kMaxSteps)
     return ConfigProblem{"epochs", std::to_string(epochs) + " epochs x " + std::to_string(num_batches) +
-                                       " num_batches is " + std::to_string(total_steps()) + " steps, over the " +
-                                       std::to_string(kMaxSteps) + " a run can take",
+                                       " num_batches = " + std::to_string(total_steps()) + " steps exceeds " +
+                                       std::to_string(kMaxSteps) + " steps, the most one run takes",
                          "give fewer epochs or num_batches"};
   return std::nullopt;
 }
