@@ -30,7 +30,7 @@ std::optional<double> ProgressDisplay::study_eta(double trial_seconds_left) cons
 void ProgressDisplay::on_step(int epoch, int epochs, int step, int num_batches, double loss) {
   if (!live_) return;
   constexpr int kWidth = 20;
-  const int filled = kWidth * step / num_batches;
+  const int filled = static_cast<int>(static_cast<int64_t>(kWidth) * step / num_batches);
   const std::string bar = std::string(filled, '#') + std::string(kWidth - filled, '.');
   const double elapsed = seconds_since(trial_start_);
   const double done = static_cast<double>((epoch - 1) * num_batches + step) / (static_cast<double>(epochs) * num_batches);

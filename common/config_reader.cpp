@@ -1,11 +1,9 @@
 #include "common/config_reader.hpp"
 
+#include "common/input_file.hpp"
+
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
-#include <memory>
 #include <set>
 
 namespace bfhpo {
@@ -97,21 +95,7 @@ json parse_config_text(const std::string& text, const std::string& source) {
 }
 
 json read_config_file(const std::filesystem::path& file, const std::string& what) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(file, ec))
-    throw UserError::at(file.string(), "", "the " + what + " is a directory", "give the path of a JSON file");
-  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(file.c_str(), "rb"), &std::fclose);
-  if (!in)
-    throw UserError::at(file.string(), "", "cannot open the " + what + " (" + std::strerror(errno) + ")",
-                        errno == ENOENT ? "check the path" : "check the file's permissions");
-  std::string text;
-  char buffer[65536];
-  std::size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, in.get())) > 0) text.append(buffer, n);
-  if (std::ferror(in.get()))
-    throw UserError::at(file.string(), "", "cannot read the " + what + " (" + std::strerror(errno) + ")",
-                        "check the file and the disk");
-  return parse_config_text(text, file.string());
+  return parse_config_text(read_input_file(file, {what, "the path of a JSON file", kMaxConfigFileBytes}), file.string());
 }
 
 json read_params_file(const std::filesystem::path& file) {

@@ -6,8 +6,9 @@
 // naming the file: bad syntax (with the byte), a key given twice in one
 // object (JSON would silently keep the last), nesting deeper than
 // kMaxConfigDepth (a stack-safe limit; real files nest 4 deep), numbers
-// outside the doubles (1e400), a path that is a directory, and a file that
-// cannot be read (with the system's reason).
+// outside the doubles (1e400), a path that is not a regular file (a
+// directory, a FIFO, /dev/zero) or holds more than kMaxConfigFileBytes, and a
+// file that cannot be read (with the system's reason): common/input_file.hpp.
 //
 // Reading (ConfigSection) walks one object: each accessor reads a key (absent
 // -> nullopt), checks its type and, for integers, its range (never a silent
@@ -37,6 +38,7 @@
 namespace bfhpo {
 
 inline constexpr int kMaxConfigDepth = 64;
+inline constexpr std::uint64_t kMaxConfigFileBytes = 64ull << 20;  // real study and params files: a few kB
 
 nlohmann::json parse_config_text(const std::string& text, const std::string& source);
 // `what` names the file's role in messages ("study file", "params file").

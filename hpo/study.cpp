@@ -5,6 +5,7 @@
 #include "hpo/storage/open_storage.hpp"
 #include "hpo/storage/postgres_url.hpp"
 #include "hpo/storage/process_liveness.hpp"
+#include "hpo/trial_attrs.hpp"
 
 #include <unistd.h>
 
@@ -28,10 +29,10 @@ struct Worker {
   Liveness liveness = Liveness::Unknown;
 };
 std::optional<Worker> worker_of(const FrozenTrial& trial) {
-  if (!trial.system_attrs.contains(kWorkerAttr)) return std::nullopt;
-  const auto& w = trial.system_attrs[kWorkerAttr];
-  if (!w.is_object() || !w.contains("host") || !w["host"].is_string() || !w.contains("pid") ||
-      !w["pid"].is_number_integer())
+  const nlohmann::json* recorded = system_attr(trial, kWorkerAttr, AttrType::Object);
+  if (!recorded) return std::nullopt;
+  const nlohmann::json& w = *recorded;
+  if (!w.contains("host") || !w["host"].is_string() || !w.contains("pid") || !w["pid"].is_number_integer())
     return std::nullopt;
   Worker worker{w["host"].get<std::string>(), w["pid"].get<long>()};
   std::optional<unsigned long long> start_time;  // absent in records of bfhpo before pid-reuse detection
@@ -52,9 +53,9 @@ std::optional<long> live_other_worker(const FrozenTrial& trial) {
 }  // namespace
 
 int count_finished(const std::vector<FrozenTrial>& trials) {
-  std::set<int> requeued;
+  std::set<int64_t> requeued;
   for (const auto& t : trials)
-    if (t.system_attrs.contains(kRequeuedFromAttr)) requeued.insert(t.system_attrs[kRequeuedFromAttr].get<int>());
+    if (const auto from = integer_attr(t, kRequeuedFromAttr)) requeued.insert(*from);
   int n = 0;
   for (const auto& t : trials)
     n += t.state == TrialState::Complete || t.state == TrialState::Pruned ||
@@ -251,32 +252,37 @@ void Study::tell(int number, TrialState state, std::optional<double> value, cons
   const int id = trial_id_of(number);
   const FrozenTrial& current = storage_->trial(id);
   if (current.state != TrialState::Running)
-    throw UserError::at(storage_->location(), "trial",
-                        "trial " + std::to_string(number) + " is " + to_string(current.state) + ", not RUNNING",
-                        "tell only trials that `bfhpo ask` handed out and that are not finished");
+    throw TrialNotRunning(UserError::at(storage_->location(), "trial",
+                                        "trial " + std::to_string(number) + " is " + to_string(current.state) +
+                                            ", not RUNNING",
+                                        "tell only trials that `bfhpo ask` handed out and that are not finished")
+                              .what());
   if (state == TrialState::Complete && (!value || !std::isfinite(*value)))
     throw UserError::at("tell", "value", "a COMPLETE trial needs a finite value", "pass --value V, or --state fail");
   if (state != TrialState::Complete && value)
     throw UserError::at("tell", "value", std::string("a ") + to_string(state) + " trial takes no value",
                         "drop the value");
-  refuse_if_held_by_another_worker(current);
+  refuse_if_held_by_another_worker(current, "telling it", "and tell another trial");
   if (!reason.empty()) storage_->set_trial_system_attr(id, kFailReasonAttr, reason);
   if (!storage_->set_trial_state_values(id, state, value))
-    throw UserError::at(storage_->location(), "trial", "trial " + std::to_string(number) + " was finished by another worker",
-                        "do not tell one trial twice");
+    throw TrialNotRunning(UserError::at(storage_->location(), "trial",
+                                        "trial " + std::to_string(number) + " was finished by another worker",
+                                        "do not tell one trial twice")
+                              .what());
 }
 
 void Study::report(int number, int step, double value) {
   const int id = trial_id_of(number);
   if (storage_->trial(id).state != TrialState::Running)
-    throw UserError::at(storage_->location(), "trial",
-                        "trial " + std::to_string(number) + " is " + to_string(storage_->trial(id).state) +
-                            ", not RUNNING; it takes no more reports",
-                        "report only trials that are running");
+    throw TrialNotRunning(UserError::at(storage_->location(), "trial",
+                                        "trial " + std::to_string(number) + " is " +
+                                            to_string(storage_->trial(id).state) + ", not RUNNING; it takes no more reports",
+                                        "report only trials that are running")
+                              .what());
   if (step < 0)
     throw UserError::at(storage_->location(), "step", "step " + std::to_string(step) + " is negative",
                         "report steps 0, 1, 2, ...");
-  refuse_if_held_by_another_worker(storage_->trial(id));
+  refuse_if_held_by_another_worker(storage_->trial(id), "reporting to it", "and report to another trial");
   storage_->set_trial_intermediate_value(id, step, value);
 }
 
@@ -330,13 +336,14 @@ std::optional<FrozenTrial> Study::trial_with_params(const Params& params) {
   return std::nullopt;
 }
 
-void Study::refuse_if_held_by_another_worker(const FrozenTrial& trial) const {
+void Study::refuse_if_held_by_another_worker(const FrozenTrial& trial, const std::string& doing,
+                                             const std::string& instead) const {
   if (const auto pid = live_other_worker(trial))
     throw UserError::at(storage_->location(), "trial",
                         "trial " + std::to_string(trial.number) + " is being trained by bfhpo optimize (pid " +
-                            std::to_string(*pid) + " on this host); telling it would pull it from under that worker",
+                            std::to_string(*pid) + " on this host); " + doing + " would pull it from under that worker",
                         "wait for it, or stop that worker (kill -INT " + std::to_string(*pid) +
-                            ", which re-queues the trial) and tell another trial");
+                            ", which re-queues the trial) " + instead);
 }
 
 nlohmann::json Study::system_attrs() {
@@ -359,12 +366,12 @@ int Study::requeue(int number) {
     throw UserError::at(storage_->location(), "trial",
                         "trial " + std::to_string(number) + " is " + to_string(current.state) + ", not RUNNING",
                         "requeue only RUNNING trials (see `bfhpo status`)");
-  refuse_if_held_by_another_worker(current);
+  refuse_if_held_by_another_worker(current, "requeueing it", "and no requeue is needed");
   if (!fail_and_requeue(number, "released by `bfhpo requeue`"))
     throw UserError::at(storage_->location(), "trial", "trial " + std::to_string(number) + " was finished meanwhile",
                         "nothing to release");
   for (const auto& t : storage_->trials_of(study_id_))
-    if (t.system_attrs.value(kRequeuedFromAttr, -1) == number) return t.number;
+    if (integer_attr(t, kRequeuedFromAttr) == number) return t.number;
   throw std::logic_error("requeue: the WAITING copy of trial " + std::to_string(number) + " is missing");
 }
 
@@ -389,9 +396,9 @@ std::string abandoned_reason(const FrozenTrial& trial, double stale_after_s, dou
       return "interrupted: its worker process " + std::to_string(worker->pid) + " is gone";
     if (worker->liveness == Liveness::Alive) return "";
   }
-  const auto heartbeat = trial.system_attrs.find(kHeartbeatAttr);
-  if (heartbeat == trial.system_attrs.end() || !heartbeat->is_number()) return "";
-  const double silent_s = now - heartbeat->get<double>();
+  const std::optional<double> heartbeat = number_attr(trial, kHeartbeatAttr);
+  if (!heartbeat) return "";
+  const double silent_s = now - *heartbeat;
   if (silent_s <= stale_after_s) return "";
   return "stale heartbeat: no sign of life for " + std::to_string(static_cast<long>(silent_s)) + " s";
 }

@@ -9,6 +9,7 @@
 // resumed study stops where the user meant, not n_trials later.
 #pragma once
 
+#include "common/user_error.hpp"
 #include "hpo/pruner.hpp"
 #include "hpo/sampler.hpp"
 #include "hpo/storage/storage.hpp"
@@ -29,6 +30,14 @@ inline constexpr const char* kRequeuedFromAttr = "bfhpo:requeued_from";  // on a
 inline constexpr const char* kWorkerAttr = "bfhpo:worker";
 // Study system attribute of Optuna's Study.set_metric_names (optuna-dashboard's axis titles).
 inline constexpr const char* kMetricNamesAttr = "study:metric_names";
+
+// tell or report on a trial that is not RUNNING (finished, by another
+// writer too: an Optuna worker, `bfhpo tell`): a UserError at the command
+// line; a worker training the trial catches it and drops its own result.
+class TrialNotRunning : public UserError {
+ public:
+  using UserError::UserError;
+};
 
 struct AskedTrial {
   int number = 0;
@@ -68,8 +77,9 @@ class Study {
   // which then heartbeats. None when the study has enough trials started.
   std::optional<AskedTrial> ask_if_room(const FeasiblePredicate& feasible = {});
   // Finishes a RUNNING trial: COMPLETE with a finite value, PRUNED or FAIL
-  // without one. Throws UserError for an unknown or finished trial, and for a
-  // trial another live process on this host is training (kWorkerAttr).
+  // without one. Throws UserError for an unknown trial, TrialNotRunning for a
+  // finished one, and UserError for a trial another live process on this host
+  // is training (kWorkerAttr).
   void tell(int number, TrialState state, std::optional<double> value = {},
             const std::string& reason = "");
   // An intermediate value at step >= 0; the same refusals as tell.
@@ -122,7 +132,10 @@ class Study {
 
  private:
   int trial_id_of(int number);
-  void refuse_if_held_by_another_worker(const FrozenTrial& trial) const;
+  // UserError when a live bfhpo optimize on this host trains `trial`:
+  // `doing` it ("telling it") would pull it from under that worker; `instead` ends the fix.
+  void refuse_if_held_by_another_worker(const FrozenTrial& trial, const std::string& doing,
+                                        const std::string& instead) const;
   // Claims the oldest WAITING trial (admit, system_attrs as the storage's
   // claim_waiting_trial) and gives it its params: those recorded on it, else
   // Optuna's enqueued "fixed_params" (hpo/fixed_params.hpp) with the sampler

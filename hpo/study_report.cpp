@@ -1,8 +1,11 @@
 #include "hpo/study_report.hpp"
 
 #include "common/user_error.hpp"
+#include "hpo/fixed_params.hpp"
 #include "hpo/study.hpp"
+#include "hpo/trial_attrs.hpp"
 
+#include <cmath>
 #include <set>
 #include <sstream>
 
@@ -20,6 +23,24 @@ json external_params(const FrozenTrial& trial) {
   return out;
 }
 
+// What a trial runs with: its params, and for a WAITING trial that Optuna's
+// enqueue_trial queued, the params it fixes (the worker samples the rest).
+json shown_params(const FrozenTrial& trial) {
+  json out = external_params(trial);
+  if (trial.state != TrialState::Waiting) return out;
+  if (const json* fixed = system_attr(trial, kFixedParamsAttr, AttrType::Object))
+    for (const auto& [name, value] : fixed->items())
+      if (!out.contains(name)) out[name] = value;
+  return out;
+}
+
+// pandas' to_csv spelling of a value: inf, -inf; NaN as an empty cell.
+std::string csv_value(double value) {
+  if (std::isnan(value)) return "";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  return json(value).dump();
+}
+
 std::string csv_field(const json& value) {
   if (value.is_null()) return "";
   std::string text = value.is_string() ? value.get<std::string>() : value.dump();
@@ -31,6 +52,13 @@ std::string csv_field(const json& value) {
 
 }  // namespace
 
+json value_json(std::optional<double> value) {
+  if (!value) return nullptr;
+  if (std::isnan(*value)) return "NaN";
+  if (std::isinf(*value)) return *value > 0 ? "Infinity" : "-Infinity";
+  return *value;
+}
+
 json study_status_json(const StudySpec& spec, const std::vector<FrozenTrial>& trials) {
   json counts = json::object();
   for (TrialState s : {TrialState::Running, TrialState::Complete, TrialState::Pruned, TrialState::Fail, TrialState::Waiting})
@@ -41,13 +69,13 @@ json study_status_json(const StudySpec& spec, const std::vector<FrozenTrial>& tr
     counts[to_string(t.state)] = counts[to_string(t.state)].get<int>() + 1;
     rows.push_back({{"number", t.number},
                     {"state", to_string(t.state)},
-                    {"value", t.value ? json(*t.value) : json(nullptr)},
-                    {"params", external_params(t)},
+                    {"value", value_json(t.value)},
+                    {"params", shown_params(t)},
                     {"user_attrs", t.user_attrs},
                     {"system_attrs", t.system_attrs}});
   }
   std::optional<FrozenTrial> best = best_of(trials, spec.direction);
-  json best_json = best ? json{{"number", best->number}, {"value", *best->value}, {"params", external_params(*best)}}
+  json best_json = best ? json{{"number", best->number}, {"value", value_json(best->value)}, {"params", external_params(*best)}}
                         : json(nullptr);
   return {{"study", spec.name},    {"direction", to_string(spec.direction)},
           {"n_trials", spec.n_trials}, {"finished", finished},
@@ -62,7 +90,7 @@ json best_trial_json(const StudySpec& spec, const std::vector<FrozenTrial>& tria
                         "finish at least one trial (bfhpo tell ... --value V) before exporting the best");
   return {{"study", spec.name},
           {"trial", best->number},
-          {"value", *best->value},
+          {"value", value_json(best->value)},
           {"params", external_params(*best)},
           {"user_attrs", best->user_attrs}};
 }
@@ -81,7 +109,7 @@ std::string trials_csv(const StudySpec& spec, const std::vector<FrozenTrial>& tr
   out << "\n";
   for (const auto& t : trials) {
     json params = external_params(t);
-    out << t.number << "," << to_string(t.state) << "," << (t.value ? csv_field(*t.value) : "") << ","
+    out << t.number << "," << to_string(t.state) << "," << (t.value ? csv_value(*t.value) : "") << ","
         << csv_field(t.datetime_start) << "," << csv_field(t.datetime_complete);
     for (const auto& p : spec.search_space.params()) out << "," << csv_field(params.value(p.name, json()));
     for (const auto& k : user_keys) out << "," << csv_field(t.user_attrs.value(k, json()));

@@ -8,18 +8,24 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace bfhpo::hpo {
 
+// An objective value in JSON output: the number, or for a value JSON has no
+// number for (Optuna writers record +-inf) the string of Python's token,
+// "Infinity", "-Infinity", "NaN"; null for none.
+nlohmann::json value_json(std::optional<double> value);
 // {"study", "direction", "n_trials", "counts": {"COMPLETE": n, ...}, "finished",
 //  "best": {"number", "value", "params"} or null, "trials": [...]}
 nlohmann::json study_status_json(const StudySpec& spec, const std::vector<FrozenTrial>& trials);
 // {"study", "trial", "value", "params": {name: external value}, "user_attrs"}; UserError if no COMPLETE trial.
 nlohmann::json best_trial_json(const StudySpec& spec, const std::vector<FrozenTrial>& trials);
 // One row per trial: number,state,value,datetime_start,datetime_complete,params_<name>...,
-// user_attrs_<key>...,system_attrs_<key>... (pandas-friendly, RFC 4180 quoting).
+// user_attrs_<key>...,system_attrs_<key>... (pandas-friendly, RFC 4180 quoting;
+// an infinite value as pandas writes it: inf, -inf).
 std::string trials_csv(const StudySpec& spec, const std::vector<FrozenTrial>& trials);
 
 }  // namespace bfhpo::hpo

@@ -6,6 +6,8 @@
 #include "hpo/sampler_factory.hpp"
 #include "hpo/storage/postgres_url.hpp"
 
+#include <algorithm>
+
 namespace bfhpo::hpo {
 
 using nlohmann::json;
@@ -42,6 +44,10 @@ StudySpec parse_study_spec(const json& document, const std::filesystem::path& so
 
   const auto name = top.string("name");
   if (!name) throw top.error("name", "missing", "add \"name\": \"my-study\"");
+  if (std::any_of(name->begin(), name->end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
+    throw top.error("name", "holds a control character (" + json(*name).dump() +
+                                "); storages and terminals cut or garble such names",
+                    "use letters, digits, spaces and punctuation only");
   spec.name = *name;
   if (const auto direction = top.choice("direction", {"minimize", "maximize"}))
     spec.direction = *direction == "maximize" ? StudyDirection::Maximize : StudyDirection::Minimize;

@@ -75,10 +75,11 @@ std::string at_a_glance(const hpo::StudySpec& spec, const std::vector<hpo::Froze
     if (f.budget_mb) budget = f.budget_mb;
   if (budget) out << "; memory budget " << format_mb(*budget);
   out << ".</p>\n";
-  if (status["best"].is_null()) return out.str() + "<p>No COMPLETE trial yet.</p>\n";
-  const int best = status["best"]["number"].get<int>();
-  out << "<p>Best trial <b>" << best << "</b>: " << esc(metric) << " <b>"
-      << format_number(status["best"]["value"].get<double>(), 6) << "</b>";
+  const std::optional<hpo::FrozenTrial> best_trial = hpo::best_of(trials, spec.direction);
+  if (!best_trial) return out.str() + "<p>No COMPLETE trial yet.</p>\n";
+  const int best = best_trial->number;
+  out << "<p>Best trial <b>" << best << "</b>: " << esc(metric) << " <b>" << format_number(best_trial->value, 6)
+      << "</b>";
   const auto it = std::find_if(facts.begin(), facts.end(), [&](const TrialFacts& f) { return f.number == best; });
   if (it != facts.end() && it->batch_size) out << ", trained with " << esc(it->trained_config());
   out << ".</p>\n<table><tr><th>parameter</th><th>value</th></tr>\n";

@@ -1,6 +1,7 @@
 #include "report/status_table.hpp"
 
 #include "common/number_format.hpp"
+#include "hpo/study.hpp"
 #include "hpo/study_report.hpp"
 #include "report/trial_facts.hpp"
 
@@ -46,11 +47,11 @@ std::string status_table(const hpo::StudySpec& spec, const std::vector<hpo::Froz
     out << line << status["trials"][i]["params"].dump() << "\n";
     if (!t.reason.empty()) out << "        why: " << t.reason << "\n";
   }
-  if (status["best"].is_null()) out << "best: none yet (no COMPLETE trial)\n";
+  if (const std::optional<hpo::FrozenTrial> best = hpo::best_of(trials, spec.direction))
+    out << "best: trial " << best->number << " value " << format_number(best->value) << " params "
+        << status["best"]["params"].dump() << "\n";
   else
-    out << "best: trial " << status["best"]["number"] << " value "
-        << format_number(status["best"]["value"].get<double>()) << " params " << status["best"]["params"].dump()
-        << "\n";
+    out << "best: none yet (no COMPLETE trial)\n";
   return out.str();
 }
 

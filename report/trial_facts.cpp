@@ -1,7 +1,9 @@
 #include "report/trial_facts.hpp"
 
 #include "hpo/study.hpp"
+#include "hpo/trial_attrs.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -11,21 +13,10 @@ namespace {
 
 using nlohmann::json;
 
-std::optional<double> number_at(const json& attrs, const char* key) {
-  const auto it = attrs.find(key);
-  if (it == attrs.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
-
-std::optional<int64_t> integer_at(const json& attrs, const char* key) {
-  const auto it = attrs.find(key);
-  if (it == attrs.end() || !it->is_number_integer()) return std::nullopt;
-  return it->get<int64_t>();
-}
-
-std::string string_at(const json& attrs, const char* key) {
-  const auto it = attrs.find(key);
-  return it != attrs.end() && it->is_string() ? it->get<std::string>() : std::string();
+// The string at `key` of an object bfhpo wrote, "" when absent or not a string.
+std::string string_in(const json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 // `significant` digits, as a JSON number.
@@ -43,12 +34,21 @@ json fixed(std::optional<double> value, int decimals) {
   return std::round(*value * scale) / scale;
 }
 
+// Diagnostics as models::Diagnostics::to_json writes them: "parameters", a list of objects with a "name".
+bool has_named_parameters(const json& diagnostics) {
+  const auto parameters = diagnostics.find("parameters");
+  if (parameters == diagnostics.end() || !parameters->is_array()) return false;
+  return std::all_of(parameters->begin(), parameters->end(),
+                     [](const json& p) { return p.is_object() && p.contains("name") && p["name"].is_string(); });
+}
+
 }  // namespace
 
 std::string memory_in_words(const json& memory) {
   const json chunk = memory.value("item_chunk_size", json());
   std::string text = chunk.is_number() ? "chunk " + chunk.dump() : std::string("chunk none");
-  if (memory.value("gradient_checkpointing", false)) text += ", checkpointing";
+  const auto checkpointing = memory.find("gradient_checkpointing");
+  if (checkpointing != memory.end() && *checkpointing == true) text += ", checkpointing";
   return text;
 }
 
@@ -60,30 +60,32 @@ std::string TrialFacts::trained_config() const {
 }
 
 TrialFacts trial_facts(const hpo::FrozenTrial& trial) {
-  const json& attrs = trial.system_attrs;
   TrialFacts facts;
   facts.number = trial.number;
   facts.state = trial.state;
   facts.value = trial.value;
   facts.intermediate_values = trial.intermediate_values;
-  facts.reason = string_at(attrs, hpo::kFailReasonAttr);
-  facts.seconds = number_at(attrs, "bfhpo:seconds");
-  facts.estimated_peak_mb = number_at(attrs, "bfhpo:estimated_peak_mb");
-  facts.measured_peak_mb = number_at(attrs, "bfhpo:measured_peak_mb");
-  facts.budget_mb = number_at(attrs, "bfhpo:budget_mb");
-  if (attrs.contains("bfhpo:gate") && attrs["bfhpo:gate"].is_object()) {
-    const json& gate = attrs["bfhpo:gate"];
-    facts.gate = gate.value("decision", "");
-    if (gate.contains("chosen")) facts.gate_memory = memory_in_words(gate["chosen"]);
+  facts.reason = hpo::string_attr(trial, hpo::kFailReasonAttr).value_or("");
+  facts.seconds = hpo::number_attr(trial, "bfhpo:seconds");
+  facts.estimated_peak_mb = hpo::number_attr(trial, "bfhpo:estimated_peak_mb");
+  facts.measured_peak_mb = hpo::number_attr(trial, "bfhpo:measured_peak_mb");
+  facts.budget_mb = hpo::number_attr(trial, "bfhpo:budget_mb");
+  if (const json* gate = hpo::system_attr(trial, "bfhpo:gate", hpo::AttrType::Object)) {
+    facts.gate = string_in(*gate, "decision");
+    if (gate->contains("chosen") && (*gate)["chosen"].is_object()) facts.gate_memory = memory_in_words((*gate)["chosen"]);
   }
-  facts.batch_size = integer_at(attrs, "bfhpo:batch_size");
-  facts.item_chunk_size = integer_at(attrs, "bfhpo:item_chunk_size");
-  facts.gradient_checkpointing = attrs.value("bfhpo:gradient_checkpointing", false);
-  if (attrs.contains("bfhpo:oom_history") && attrs["bfhpo:oom_history"].is_array())
-    for (const auto& rung : attrs["bfhpo:oom_history"])
-      facts.oom_history.push_back({rung.value("step", 0), rung.value("config", ""), rung.value("error", "")});
-  facts.diagnostics = attrs.value("bfhpo:diagnostics", json());
-  facts.posterior_items = string_at(attrs, "bfhpo:posterior_items");
+  facts.batch_size = hpo::integer_attr(trial, "bfhpo:batch_size");
+  facts.item_chunk_size = hpo::integer_attr(trial, "bfhpo:item_chunk_size");
+  facts.gradient_checkpointing = hpo::boolean_attr(trial, "bfhpo:gradient_checkpointing").value_or(false);
+  if (const json* history = hpo::system_attr(trial, "bfhpo:oom_history", hpo::AttrType::Array))
+    for (const auto& rung : *history)
+      if (rung.is_object())
+        facts.oom_history.push_back({rung.contains("step") && rung["step"].is_number_integer() ? rung["step"].get<int>() : 0,
+                                     string_in(rung, "config"), string_in(rung, "error")});
+  if (const json* diagnostics = hpo::system_attr(trial, "bfhpo:diagnostics", hpo::AttrType::Object);
+      diagnostics && has_named_parameters(*diagnostics))
+    facts.diagnostics = *diagnostics;
+  facts.posterior_items = hpo::string_attr(trial, "bfhpo:posterior_items").value_or("");
   return facts;
 }
 

@@ -1,6 +1,7 @@
 #include "trials/export.hpp"
 
 #include "hpo/study_report.hpp"
+#include "hpo/trial_attrs.hpp"
 #include "models/simulators/simulator_spec.hpp"
 #include "trials/reproduction.hpp"
 #include "trials/trial_config.hpp"
@@ -14,18 +15,16 @@ using nlohmann::json;
 
 // The configuration the best trial trained with: study values, its params,
 // its seed, and the memory configuration the gate, probe or OOM ladder settled on.
-TrialConfig trained_config(const hpo::StudySpec& spec, const json& best) {
+TrialConfig trained_config(const hpo::StudySpec& spec, const hpo::FrozenTrial& trial, const json& best) {
   TrialConfig config = make_trial_config(spec, best["params"], spec.source.string());
   config.training.seed = best["trained_with"]["seed"].get<uint64_t>();
-  const json& attrs = best["system_attrs"];
-  if (attrs.contains("bfhpo:batch_size")) config.training.batch_size = attrs["bfhpo:batch_size"].get<int64_t>();
-  if (attrs.contains("bfhpo:item_chunk_size")) {
-    const json& chunk = attrs["bfhpo:item_chunk_size"];
-    config.approximator.memory.item_chunk_size =
-        chunk.is_null() ? std::nullopt : std::optional<int64_t>(chunk.get<int64_t>());
-  }
-  if (attrs.contains("bfhpo:gradient_checkpointing"))
-    config.approximator.memory.gradient_checkpointing = attrs["bfhpo:gradient_checkpointing"].get<bool>();
+  if (const auto batch_size = hpo::integer_attr(trial, "bfhpo:batch_size")) config.training.batch_size = *batch_size;
+  if (trial.system_attrs.contains("bfhpo:item_chunk_size") && trial.system_attrs["bfhpo:item_chunk_size"].is_null())
+    config.approximator.memory.item_chunk_size = std::nullopt;
+  else if (const auto chunk = hpo::integer_attr(trial, "bfhpo:item_chunk_size"))
+    config.approximator.memory.item_chunk_size = *chunk;
+  if (const auto checkpointing = hpo::boolean_attr(trial, "bfhpo:gradient_checkpointing"))
+    config.approximator.memory.gradient_checkpointing = *checkpointing;
   return config;
 }
 
@@ -38,20 +37,21 @@ json best_configuration_json(const hpo::StudySpec& spec, const std::vector<hpo::
   const hpo::FrozenTrial& trial = trials.at(best["trial"].get<size_t>());
   best["system_attrs"] = trial.system_attrs;
   best["trained_with"] = trained_with(trial, trial_seed(spec.seed, trial.number)).to_json();
-  best["config"] = trained_config(spec, best).to_json();
-  best["weights"] = trial.system_attrs.value("bfhpo:weights", json());
+  best["config"] = trained_config(spec, trial, best).to_json();
+  const auto weights = hpo::string_attr(trial, "bfhpo:weights");
+  best["weights"] = weights ? json(*weights) : json();
   return best;
 }
 
 json bayesflow_json(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials) {
   const json best = best_configuration_json(spec, trials);
-  const TrialConfig config = trained_config(spec, best);
+  const TrialConfig config = trained_config(spec, trials.at(best["trial"].get<size_t>()), best);
   const auto& s = config.approximator.summary;
   const auto& f = config.approximator.flow;
   const auto& t = config.training;
   const json activation = config.to_json()["approximator"]["summary"]["activation"];
-  const int total_steps = t.epochs * t.num_batches;
-  const int warmup_steps = static_cast<int>(std::ceil(t.warmup_fraction * total_steps));
+  const int64_t total_steps = t.total_steps();
+  const auto warmup_steps = static_cast<int64_t>(std::ceil(t.warmup_fraction * static_cast<double>(total_steps)));
   json out;
   out["bfhpo"] = {{"study", spec.name}, {"trial", best["trial"]}, {"value", best["value"]}, {"weights", best["weights"]}};
   out["bayesflow_version"] = "2.1";

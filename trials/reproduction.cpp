@@ -1,6 +1,7 @@
 #include "trials/reproduction.hpp"
 
 #include "common/user_error.hpp"
+#include "hpo/trial_attrs.hpp"
 
 #include <torch/version.h>
 
@@ -36,14 +37,14 @@ TrainedWith TrainedWith::from_json(const json& value, const std::string& source)
 }
 
 TrainedWith trained_with(const hpo::FrozenTrial& trial, uint64_t fallback_seed) {
-  const json& attrs = trial.system_attrs;
   TrainedWith out;
   out.trial = trial.number;
-  out.seed = attrs.contains("bfhpo:seed") ? attrs["bfhpo:seed"].get<uint64_t>() : fallback_seed;
-  if (attrs.contains("bfhpo:threads")) out.threads = attrs["bfhpo:threads"].get<int>();
-  out.device = attrs.value("bfhpo:device", "");
-  out.libtorch = attrs.value("bfhpo:libtorch", "");
-  out.oom_attempts = attrs.value("bfhpo:oom_attempts", 0);
+  const json* seed = hpo::system_attr(trial, "bfhpo:seed", hpo::AttrType::Integer);
+  out.seed = seed && seed->is_number_unsigned() ? seed->get<uint64_t>() : fallback_seed;
+  if (const auto threads = hpo::integer_attr(trial, "bfhpo:threads")) out.threads = static_cast<int>(*threads);
+  out.device = hpo::string_attr(trial, "bfhpo:device").value_or("");
+  out.libtorch = hpo::string_attr(trial, "bfhpo:libtorch").value_or("");
+  out.oom_attempts = static_cast<int>(hpo::integer_attr(trial, "bfhpo:oom_attempts").value_or(0));
   if (trial.user_attrs.contains("val_nll") && trial.user_attrs["val_nll"].is_number())
     out.validation_loss = trial.user_attrs["val_nll"].get<double>();
   return out;

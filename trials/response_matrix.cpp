@@ -1,13 +1,10 @@
 #include "trials/response_matrix.hpp"
 
+#include "common/input_file.hpp"
 #include "common/user_error.hpp"
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -80,21 +77,12 @@ bool is_id_name(const std::string& name) {
   return names.count(lowercase(name)) > 0;
 }
 
-std::string read_all(const std::filesystem::path& file) {
-  if (std::filesystem::is_directory(file))
-    throw UserError(file.string() + ": is a directory. Fix: give the CSV or TSV file of responses");
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    throw UserError(file.string() + ": cannot open (" + std::strerror(errno) +
-                    "). Fix: give the path of a readable CSV or TSV file of responses");
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 }  // namespace
 
 ResponseMatrix read_response_matrix(const std::filesystem::path& file, const std::string& id_column,
                                     const ResponseFormat& format) {
-  const std::string text = read_all(file);
+  const std::string text =
+      read_input_file(file, {"response file", "the path of a CSV or TSV file of responses", kMaxResponseFileBytes});
   require_text(file, text);
 
   std::vector<std::pair<size_t, std::string>> lines;  // (line number, content), blank lines dropped

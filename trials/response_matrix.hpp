@@ -9,6 +9,8 @@
 // Fields may be wrapped in double quotes; blank lines are skipped; CRLF is
 // accepted.
 //
+// The file is read by common/input_file.hpp: a regular file of at most
+// kMaxResponseFileBytes (not a FIFO, a device, a directory).
 // Every problem is a UserError naming the file, the line and the column:
 // a file that is not text (a NUL byte or invalid UTF-8), ragged rows, values
 // other than the integers 0..K-1, missing cells for a model that needs
@@ -18,6 +20,7 @@
 
 #include <torch/torch.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -36,6 +39,9 @@ struct ResponseMatrix {
   torch::Tensor responses;              // [P, J] float32, the category 0..K-1; 0 where missing
   torch::Tensor mask;                   // [P, J] float32, 1 observed / 0 missing
 };
+
+// Real response files: up to 1 GB (about 500 million cells); the matrix then takes 8 bytes a cell.
+inline constexpr std::uint64_t kMaxResponseFileBytes = 1ull << 30;
 
 ResponseMatrix read_response_matrix(const std::filesystem::path& file, const std::string& id_column = "",
                                     const ResponseFormat& format = {});

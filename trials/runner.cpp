@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <iostream>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -80,6 +81,19 @@ nlohmann::json history_json(const std::vector<OomEvent>& history) {
                    {"bytes_requested", e.bytes_requested ? nlohmann::json(*e.bytes_requested) : nlohmann::json()},
                    {"error", e.message}});
   return out;
+}
+
+// The weights and posterior summaries a trial saved (TrialRecord's
+// "weights", "posterior_items"), when no record will name them.
+void remove_saved_files(const nlohmann::json& attributes) {
+  std::error_code ignored;
+  if (attributes.contains("weights")) {
+    const std::filesystem::path weights = attributes["weights"].get<std::string>();
+    std::filesystem::remove(weights, ignored);
+    std::filesystem::remove(Trainer::torchscript_path(weights), ignored);
+  }
+  if (attributes.contains("posterior_items"))
+    std::filesystem::remove(attributes["posterior_items"].get<std::string>(), ignored);
 }
 
 // "fits", "rechunked", "pruned" or "off", with the memory configurations before and after.
@@ -145,7 +159,12 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
     if (outcome.interrupted) {
       study.fail_and_requeue(asked.number, reason);
     } else {
-      study.tell(asked.number, state, value, reason);
+      try {
+        study.tell(asked.number, state, value, reason);
+      } catch (const hpo::TrialNotRunning&) {
+        remove_saved_files(outcome.attributes);
+        throw;
+      }
     }
     if (observer.on_finish) observer.on_finish(outcome);
     return outcome;
@@ -302,12 +321,29 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   return finish(hpo::TrialState::Complete, value, "");
 }
 
+// Another writer (an Optuna worker, `bfhpo tell`) finished the trial while it
+// trained here: its record stands and this worker's result is dropped.
+TrialOutcome finished_elsewhere(hpo::Study& study, const hpo::AskedTrial& asked, const TrialObserver& observer) {
+  const hpo::FrozenTrial& recorded = study.trial(asked.number);
+  TrialOutcome outcome;
+  outcome.number = asked.number;
+  outcome.state = recorded.state;
+  outcome.value = recorded.value;
+  outcome.reason = "finished by another writer";
+  if (observer.on_finish) observer.on_finish(outcome);
+  std::cerr << "bfhpo: warning: trial " << asked.number << " was finished by another writer ("
+            << hpo::to_string(recorded.state) << ") while this worker trained it; this worker's result for it is dropped\n";
+  return outcome;
+}
+
 }  // namespace
 
 TrialOutcome run_trial(hpo::Study& study, const hpo::AskedTrial& asked, const StudyContext& context,
                        const TrialObserver& observer) {
   try {
     return run_stages(study, asked, context, observer);
+  } catch (const hpo::TrialNotRunning&) {
+    return finished_elsewhere(study, asked, observer);
   } catch (const std::exception& error) {
     // A bug: record it on the trial so the journal says what happened, then crash loudly.
     if (study.trial(asked.number).state == hpo::TrialState::Running)

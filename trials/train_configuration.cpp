@@ -73,6 +73,9 @@ TrainOutcome train_configuration(const TrainRequest& request, const EpochCallbac
   if (request.epochs) {
     if (*request.epochs < 1) throw UserError("bfhpo train: --epochs must be >= 1. Fix: give --epochs 1 or more");
     outcome.config.training.epochs = *request.epochs;
+    if (const auto problem = outcome.config.training.problem())
+      throw UserError("bfhpo train: --epochs " + std::to_string(*request.epochs) + " with training.num_batches of " +
+                      request.study_file.string() + ": " + problem->problem + ". Fix: give fewer --epochs");
   }
   if (request.seed) outcome.config.training.seed = *request.seed;
   outcome.out_dir = request.out_dir.empty() ? std::filesystem::path(request.study_file.string() + ".train")

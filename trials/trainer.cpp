@@ -46,12 +46,14 @@ Trainer::Trainer(std::shared_ptr<models::ContinuousApproximatorImpl> approximato
     throw std::invalid_argument("Trainer: the approximator's param_dim and n_categories must be the model's");
   if (options_.epochs < 1 || options_.num_batches < 1 || options_.batch_size < 1 || options_.validation_sims < 1)
     throw std::invalid_argument("Trainer: epochs, num_batches, batch_size and validation_sims must be >= 1");
+  if (options_.total_steps() > TrainingOptions::kMaxSteps)
+    throw std::invalid_argument("Trainer: epochs x num_batches exceeds TrainingOptions::kMaxSteps");
   approximator_->to(device_);
 }
 
 double Trainer::learning_rate_at(int step) const {
-  const int total = total_steps();
-  const int warmup = static_cast<int>(std::ceil(options_.warmup_fraction * total));
+  const int64_t total = total_steps();
+  const auto warmup = static_cast<int64_t>(std::ceil(options_.warmup_fraction * static_cast<double>(total)));
   if (step < warmup) return options_.learning_rate * (step + 1) / warmup;
   const double progress = total > warmup ? static_cast<double>(step - warmup) / (total - warmup) : 1.0;
   return options_.learning_rate * 0.5 * (1.0 + std::cos(kPi * progress));

@@ -88,7 +88,7 @@ class Trainer {
   void set_batch_size(int64_t batch_size);
   int64_t batch_size() const { return options_.batch_size; }
   int steps_completed() const { return steps_completed_; }
-  int total_steps() const { return options_.epochs * options_.num_batches; }
+  int64_t total_steps() const { return options_.total_steps(); }
   double learning_rate_at(int step) const;
   const TrainingOptions& options() const { return options_; }
   models::ContinuousApproximatorImpl& approximator() { return *approximator_; }

@@ -1,6 +1,5 @@
 #include "trials/training_options.hpp"
 
-#include <limits>
 #include <string>
 
 namespace bfhpo::trials {
@@ -15,9 +14,10 @@ std::optional<ConfigProblem> TrainingOptions::problem() const {
   if (threads < 0)
     return ConfigProblem{"threads", "must be >= 1, got " + std::to_string(threads),
                          "give the cores to train with, or leave it out to use every core the process is given"};
-  if (static_cast<int64_t>(epochs) * num_batches > std::numeric_limits<int>::max())
+  if (total_steps() > kMaxSteps)
     return ConfigProblem{"epochs", std::to_string(epochs) + " epochs x " + std::to_string(num_batches) +
-                                       " num_batches exceeds 2147483647 steps",
+                                       " num_batches = " + std::to_string(total_steps()) + " steps exceeds " +
+                                       std::to_string(kMaxSteps) + " steps, the most one run takes",
                          "give fewer epochs or num_batches"};
   return std::nullopt;
 }

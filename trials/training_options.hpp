@@ -10,6 +10,10 @@
 namespace bfhpo::trials {
 
 struct TrainingOptions {
+  // The most steps (epochs x num_batches) one run takes: steps are counted
+  // in int (the trainer, the step-seeded simulator).
+  static constexpr int64_t kMaxSteps = 2147483647;
+
   int epochs = 10;
   int num_batches = 50;            // steps per epoch
   int64_t batch_size = 32;         // simulated datasets per step
@@ -21,8 +25,10 @@ struct TrainingOptions {
   int threads = 0;                 // intra-op threads; 0: the cores given (trials/training_threads.hpp)
 
   // learning_rate > 0, warmup_fraction in [0, 1), clip_grad_norm >= 0,
-  // threads >= 0, at most INT_MAX steps in all; field relative to "training".
+  // threads >= 0, at most kMaxSteps steps in all; field relative to
+  // "training". Checked once every field is read (the steps take two).
   std::optional<ConfigProblem> problem() const;
+  int64_t total_steps() const { return static_cast<int64_t>(epochs) * num_batches; }
 };
 
 }  // namespace bfhpo::trials

@@ -47,7 +47,12 @@ void set_training_field(TrialConfig& config, const std::string& key, const json&
   } else {
     throw std::logic_error("set_training_field: unchecked name " + field);
   }
-  if (const auto problem = t.problem()) throw UserError::at(source, "training." + problem->field, problem->problem, problem->fix);
+}
+
+// Once every training field of a file is set: the steps check needs epochs and num_batches together.
+void check_training(const TrialConfig& config, const std::string& source) {
+  if (const auto problem = config.training.problem())
+    throw UserError::at(source, "training." + problem->field, problem->problem, problem->fix);
 }
 
 void read_simulator(TrialConfig& config, ConfigSection section) {
@@ -58,6 +63,7 @@ void read_training(TrialConfig& config, ConfigSection section) {
   for (const auto& key : training_fields())
     if (const json* value = section.find(key)) set_training_field(config, key, *value, section.source());
   section.reject_unknown_keys();
+  check_training(config, section.source());
 }
 
 void read_approximator(TrialConfig& config, const json& section, const std::string& source) {
@@ -174,7 +180,9 @@ TrialConfig study_trial_config(const hpo::StudySpec& study) {
         param.distribution);
     for (const json& value : values) {
       TrialConfig probe = config;
-      apply_param(probe, param.name, value, source + ": search_space." + param.name + " value " + value.dump());
+      const std::string probe_source = source + ": search_space." + param.name + " value " + value.dump();
+      apply_param(probe, param.name, value, probe_source);
+      check_training(probe, probe_source);
     }
   }
   return config;
@@ -184,6 +192,7 @@ TrialConfig with_params(TrialConfig fixed, const json& params, const std::string
   if (!params.is_object())
     throw UserError::at(params_source, "params", "expected an object {\"name\": value}", "give {\"flow.depth\": 4, ...}");
   for (const auto& [name, value] : params.items()) apply_param(fixed, name, value, params_source);
+  check_training(fixed, params_source);
   models::validate(fixed.approximator, params_source);
   return fixed;
 }

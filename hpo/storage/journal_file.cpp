@@ -1,10 +1,15 @@
 #include "hpo/storage/journal_file.hpp"
 
 #include "common/user_error.hpp"
+#include "hpo/storage/flock_holder.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <iostream>
 #include <stdexcept>
+#include <thread>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -16,6 +21,19 @@ namespace {
 
 std::string errno_text() { return std::strerror(errno); }
 
+// "process 1234 (bfhpo-train, stopped: `kill -CONT 1234` resumes it)"
+std::string holder_in_words(const std::optional<FlockHolder>& holder) {
+  if (!holder) return "another process (its pid is not known)";
+  const std::string pid = std::to_string(holder->pid);
+  std::string text = "process " + pid;
+  if (!holder->command.empty() || holder->stopped) {
+    text += " (" + holder->command;
+    if (holder->stopped) text += std::string(holder->command.empty() ? "" : ", ") + "stopped: `kill -CONT " + pid + "` resumes it";
+    text += ")";
+  }
+  return text;
+}
+
 std::uint64_t file_size(int fd, const std::filesystem::path& path) {
   struct stat info {};
   if (::fstat(fd, &info) != 0)
@@ -25,15 +43,24 @@ std::uint64_t file_size(int fd, const std::filesystem::path& path) {
 
 }  // namespace
 
-JournalFile::JournalFile(std::filesystem::path path, StorageAccess access)
-    : path_(std::move(path)), access_(access), lock_(path_) {
+JournalFile::JournalFile(std::filesystem::path path, StorageAccess access, JournalLockWait lock_wait)
+    : path_(std::move(path)), access_(access), lock_wait_(lock_wait), lock_(path_) {
   const bool write = access_ == StorageAccess::ReadWrite;
-  fd_ = write ? ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644)
-              : ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer before it can be refused.
+  fd_ = write ? ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644)
+              : ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd_ < 0)
     throw UserError::at(path_.string(), "", "cannot open the journal: " + errno_text(),
                         write ? "check that the folder exists and is writable"
                               : "check that the journal exists and is readable");
+  struct stat info {};
+  if (::fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd_);
+    fd_ = -1;
+    throw UserError::at(path_.string(), "", "the journal is not a regular file (a FIFO, a device or a directory)",
+                        "point \"storage\" (or --storage) at a journal file, e.g. study.json.journal");
+  }
+  ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
 }
 
 JournalFile::~JournalFile() {
@@ -76,14 +103,37 @@ JournalFile::Read JournalFile::read_from(std::uint64_t offset,
 
 JournalFile::WriteLock::WriteLock(const JournalFile& file) : file_(file) {
   if (file_.access_ != StorageAccess::ReadWrite) throw std::logic_error("a write through a read-only journal");
-  while (::flock(file_.fd_, LOCK_EX) != 0)
-    if (errno != EINTR)
-      throw UserError::at(file_.path_.string(), "", "cannot lock the journal: " + errno_text(), "check the disk");
+  file_.wait_for_flock();
   try {
     file_.lock_.acquire();
   } catch (...) {
     ::flock(file_.fd_, LOCK_UN);
     throw;
+  }
+}
+
+void JournalFile::wait_for_flock() const {
+  using Clock = std::chrono::steady_clock;
+  const auto started = Clock::now();
+  auto pause = std::chrono::milliseconds(1);
+  bool noticed = false;
+  while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EINTR) continue;
+    if (errno != EWOULDBLOCK)
+      throw UserError::at(path_.string(), "", "cannot lock the journal: " + errno_text(), "check the disk");
+    const double waited_s = std::chrono::duration<double>(Clock::now() - started).count();
+    if (waited_s >= lock_wait_.timeout_s)
+      throw UserError::at(path_.string(), "",
+                          holder_in_words(flock_holder(fd_)) + " has held the journal's lock for " +
+                              std::to_string(static_cast<long>(waited_s)) + " s; nothing was written",
+                          "resume or end that process, then run this again");
+    if (!noticed && waited_s >= lock_wait_.notice_s) {
+      std::cerr << "bfhpo: waiting for the journal " << path_.string() << ": " << holder_in_words(flock_holder(fd_))
+                << " holds its lock (giving up after " << static_cast<long>(lock_wait_.timeout_s) << " s)\n";
+      noticed = true;
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(50));
   }
 }
 

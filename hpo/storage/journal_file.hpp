@@ -9,7 +9,8 @@
 //   missing, or a torn write).
 // - The write lock is JournalFileLock ("<journal>.lock", Optuna's protocols)
 //   taken under a flock of the journal, which queues bfhpo writers in the
-//   kernel and frees them when one dies.
+//   kernel and frees them when one dies; a writer held up by a stopped one
+//   says so and gives up after a while (JournalLockWait).
 // - append() runs under the lock, so no writer that honours it can be
 //   writing: bytes after the caller's offset with no '\n' are a torn write
 //   of a dead writer and are dropped; a line ending after the caller's
@@ -32,11 +33,20 @@
 
 namespace bfhpo::hpo {
 
+// How a writer waits for another process's flock of the journal: after
+// notice_s it says once which process holds it (flock_holder.hpp) and that
+// it waits; after timeout_s it gives up with a UserError naming that process.
+struct JournalLockWait {
+  double notice_s = 2.0;
+  double timeout_s = 300.0;
+};
+
 class JournalFile {
  public:
   // Opens the file; ReadWrite creates it when absent, ReadOnly requires it.
-  // UserError naming the path when it cannot be opened.
-  JournalFile(std::filesystem::path path, StorageAccess access);
+  // UserError naming the path when it cannot be opened or is not a regular
+  // file (a FIFO, a device, a directory): a journal is never read from those.
+  JournalFile(std::filesystem::path path, StorageAccess access, JournalLockWait lock_wait = {});
   ~JournalFile();
   JournalFile(const JournalFile&) = delete;
   JournalFile& operator=(const JournalFile&) = delete;
@@ -70,9 +80,12 @@ class JournalFile {
 
  private:
   void check_still_at_path() const;
+  // Takes the flock of the journal, waiting as lock_wait_ says.
+  void wait_for_flock() const;
 
   std::filesystem::path path_;
   StorageAccess access_;
+  JournalLockWait lock_wait_;
   int fd_ = -1;
   mutable JournalFileLock lock_;
 };

@@ -78,10 +78,16 @@ BG_PIDS="$!"
 wait_for_line "$STUDY.journal" '"intermediate_value"'
 expect_user_error "is being trained by bfhpo optimize (pid $BG_PIDS" "$BFHPO" tell "$STUDY" --trial 0 --state fail
 expect_user_error "is being trained" "$BFHPO" tell "$STUDY" --trial 0 --step 1 --value 3
+expect_user_error "requeueing it would pull it from under that worker" "$BFHPO" requeue "$STUDY" --trial 0
 kill -INT "$BG_PIDS"
 rc=0; wait "$BG_PIDS" || rc=$?
 BG_PIDS=""
 [ "$rc" -eq 130 ] || fail "the worker did not stop as interrupted (exit $rc): $(cat "$WORK/live.err")"
+
+# --epochs whose steps overflow an int (1073741824 x 6): refused naming the flag, nothing trained.
+expect_user_error "--epochs 1073741824" "$BFHPO" train "$STUDY" --epochs 1073741824 --out "$WORK/overflow.train"
+grep -qF "6442450944 steps" "$WORK/err" || fail "the message does not give the steps: $(cat "$WORK/err")"
+[ ! -e "$WORK/overflow.train" ] || fail "train wrote $WORK/overflow.train before refusing"
 
 expect_user_error "unknown verb" "$BFHPO" frobnicate
 echo "bad input: all checks passed"

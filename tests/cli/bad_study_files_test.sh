@@ -128,6 +128,13 @@ printf '{"name": "s", "x": %s1%s}' "$(printf '[%.0s' $(seq 100000))" "$(printf '
 expect_user_error "nested deeper than" "$BFHPO" ask "$WORK/deep.json"
 mkdir "$WORK/dir.json"
 expect_user_error "the study file is a directory" "$BFHPO" ask "$WORK/dir.json"
+# A FIFO or a device never ends a read: refused before reading (timeout: the old reader hung).
+mkfifo "$WORK/fifo.json"
+expect_user_error "the study file is a FIFO" timeout 20 "$BFHPO" ask "$WORK/fifo.json"
+expect_user_error "the study file is a device" timeout 20 "$BFHPO" ask /dev/zero
+printf '{"name": "de\\u0000mo", "search_space": {"x": {"type": "float", "low": 0, "high": 1}}}' > "$WORK/nul.json"
+expect_user_error "field 'name': holds a control character" "$BFHPO" ask "$WORK/nul.json"
+[ ! -e "$WORK/nul.json.journal" ] || fail "a study named with a NUL created a journal"
 expect_user_error "No such file or directory" "$BFHPO" ask "$WORK/missing.json"
 expect_user_error "Not a directory" "$BFHPO" ask "$WORK/case1.json/study.json"
 if [ "$(id -u)" != 0 ]; then  # root reads any file

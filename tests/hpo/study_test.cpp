@@ -416,6 +416,8 @@ TEST_CASE("a trial that another live process on this host trains cannot be told 
   CHECK_THROWS_WITH(study.tell(number, TrialState::Fail),
                     Catch::Contains("being trained by bfhpo optimize (pid " + std::to_string(worker)));
   CHECK_THROWS_WITH(study.report(number, 1, 0.5), Catch::Contains("being trained"));
+  CHECK_THROWS_WITH(study.requeue(number),
+                    Catch::Contains("requeueing it would pull it from under") && !Catch::Contains("telling"));
   ::kill(worker, SIGKILL);
   ::waitpid(worker, nullptr, 0);
   // Its worker gone, the trial may be told (as `tell --state fail` releases a dead worker's trial).

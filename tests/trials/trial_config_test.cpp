@@ -91,3 +91,18 @@ TEST_CASE("the simulator's model decides the approximator's target dimension and
   const auto searched = training_study({{"param_dim", {{"type", "int"}, {"low", 2}, {"high", 3}}}});
   CHECK_THAT(error_of([&] { study_trial_config(searched); }), Catch::Contains("search_space.param_dim"));
 }
+
+TEST_CASE("the steps limit is checked on epochs x num_batches as given, in 64-bit", "[trial_config]") {
+  // 50000000 x 2 = 1e8 steps: valid, whatever order the fields are read in (num_batches' default is 50).
+  const json valid = {{"training", {{"epochs", 50000000}, {"num_batches", 2}}}};
+  CHECK(parse_trial_config(valid, "study.json").training.total_steps() == 100000000);
+  // 1073741824 x 50 overflows an int (to 0 steps); in 64-bit it is over the limit.
+  const std::string error =
+      error_of([] { parse_trial_config({{"training", {{"epochs", 1073741824}}}}, "study.json"); });
+  CHECK_THAT(error, Catch::Contains("field 'training.epochs'") && Catch::Contains("53687091200 steps") &&
+                        Catch::Contains("Fix:"));
+  // A params file that sets both fields: checked together, too.
+  const auto study = training_study(json::object());
+  CHECK(with_params(study_trial_config(study), {{"training.epochs", 50000000}, {"training.num_batches", 2}}, "p.json")
+            .training.total_steps() == 100000000);
+}

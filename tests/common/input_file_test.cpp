@@ -1,0 +1,51 @@
+#include "common/input_file.hpp"
+#include "common/user_error.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+using bfhpo::InputFile;
+using bfhpo::read_input_file;
+using Catch::Contains;
+
+namespace {
+
+const InputFile kStudy{"study file", "the path of a JSON file", 1024};
+
+struct Scratch {
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("bfhpo_input_file_" + std::to_string(::getpid()));
+  Scratch() { std::filesystem::create_directories(dir); }
+  ~Scratch() { std::filesystem::remove_all(dir); }
+};
+
+}  // namespace
+
+TEST_CASE("read_input_file reads a regular file, through a symlink too") {
+  Scratch scratch;
+  const auto file = scratch.dir / "study.json";
+  std::ofstream(file) << "{\"name\": 1}";
+  std::filesystem::create_symlink(file, scratch.dir / "link.json");
+  CHECK(read_input_file(file, kStudy) == "{\"name\": 1}");
+  CHECK(read_input_file(scratch.dir / "link.json", kStudy) == "{\"name\": 1}");
+}
+
+TEST_CASE("read_input_file refuses a FIFO, a device, a directory and a file over the limit before reading") {
+  Scratch scratch;
+  const auto fifo = scratch.dir / "fifo.json";
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  // Without a writer, opening the FIFO for reading would wait forever.
+  CHECK_THROWS_WITH(read_input_file(fifo, kStudy),
+                    Contains(fifo.string()) && Contains("the study file is a FIFO") && Contains("Fix: give the path of a JSON file"));
+  CHECK_THROWS_WITH(read_input_file("/dev/zero", kStudy), Contains("/dev/zero") && Contains("is a device"));
+  CHECK_THROWS_WITH(read_input_file(scratch.dir, kStudy), Contains("is a directory"));
+  const auto big = scratch.dir / "big.json";
+  std::ofstream(big) << std::string(1025, ' ');
+  CHECK_THROWS_WITH(read_input_file(big, kStudy), Contains("more than the") && Contains("Fix:"));
+  CHECK_THROWS_WITH(read_input_file(scratch.dir / "absent.json", kStudy), Contains("cannot open the study file"));
+}
