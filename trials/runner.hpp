@@ -15,8 +15,9 @@
 //
 // Outcomes: COMPLETE; PRUNED (reason "memory" or "pruner"); FAIL (non-finite
 // loss, OOM below min batch size -- reason in bfhpo:fail_reason); an
-// interruption (the `interrupted` flag, e.g. Ctrl-C) marks the trial FAIL
-// "interrupted" and re-queues its params. Other errors are bugs and propagate
+// interruption (the `interrupted` signal: Ctrl-C, or SIGTERM from a
+// scheduler) marks the trial FAIL with interruption_reason and re-queues its
+// params. Other errors are bugs and propagate
 // after the trial is marked FAIL with the message.
 #pragma once
 
@@ -43,9 +44,10 @@ struct StudyContext {
   std::optional<double> budget_mb;   // resolved ("auto" -> a fraction of the device)
   memory::DeviceProfile profile;
   std::filesystem::path weights_dir;  // <journal>.weights
-  const std::atomic<bool>* interrupted = nullptr;
+  // The signal that stops the run (set by a signal handler), 0 while none did.
+  const std::atomic<int>* interrupted = nullptr;
 
-  static StudyContext load(const hpo::StudySpec& spec, const std::atomic<bool>* interrupted);
+  static StudyContext load(const hpo::StudySpec& spec, const std::atomic<int>* interrupted);
   // The sampler's feasibility predicate: the memory gate on a proposal.
   hpo::FeasiblePredicate memory_feasibility() const;
 };
@@ -73,6 +75,11 @@ struct TrialObserver {
 
 TrialOutcome run_trial(hpo::Study& study, const hpo::AskedTrial& asked, const StudyContext& context,
                        const TrialObserver& observer = {});
+
+// Why a trial stopped by `signal` is FAIL: "preempted (SIGTERM)" for SIGTERM
+// (what Slurm sends before a time limit, on preemption and on scancel), else
+// "interrupted (Ctrl-C)".
+std::string interruption_reason(int signal);
 
 // The prefix of the reason of a trial pruned by the memory gate.
 inline constexpr const char* kPruneReasonMemory = "memory";
