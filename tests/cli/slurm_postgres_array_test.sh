@@ -18,10 +18,10 @@ write_training_study "$STUDY" 4 '"storage": "'"$url"'",
 launch_array "$STUDY" 3
 grep -qF "$password" "$SHARED/tiny.sbatch" "$WORK/launch.out" "$WORK/launch.err" &&
   fail "the password is in the script or launch's output"
-# A trial that has reported an epoch: its task is cancelled mid-trial.
+# A trial that has reported an epoch (the schema appears with the first worker): its task is cancelled mid-trial.
 deadline=$((SECONDS + 120))
 until trial="$(pg_sql "$url" "SELECT t.number FROM trials t JOIN trial_intermediate_values v USING (trial_id)
-                            WHERE t.state = 'RUNNING' LIMIT 1")" && [ -n "$trial" ]; do
+                            WHERE t.state = 'RUNNING' LIMIT 1" 2>/dev/null)" && [ -n "$trial" ]; do
   [ "$SECONDS" -lt "$deadline" ] || fail "no trial reported an epoch in 120 s: $(squeue)"
   sleep 0.2
 done
