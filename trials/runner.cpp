@@ -2,6 +2,7 @@
 
 #include "common/number_format.hpp"
 #include "common/user_error.hpp"
+#include "hpo/storage/postgres_url.hpp"
 #include "memory/cpu_memory_tracking.hpp"
 #include "memory/meter.hpp"
 #include "memory/oom.hpp"
@@ -114,7 +115,8 @@ StudyContext StudyContext::load(const hpo::StudySpec& spec, const std::atomic<in
   context.device = resolve_device(context.fixed.device, spec.source.string());
   context.profile = memory::device_profile(context.device);
   context.budget_mb = context.settings.memory.budget_for(context.profile.usable_bytes());
-  context.weights_dir = std::filesystem::absolute(spec.storage.string() + ".weights");
+  const bool on_postgres = hpo::is_postgres_url(spec.storage.string());
+  context.weights_dir = std::filesystem::absolute((on_postgres ? spec.source : spec.storage).string() + ".weights");
   context.interrupted = interrupted;
   return context;
 }

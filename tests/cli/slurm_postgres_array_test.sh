@@ -3,7 +3,8 @@
 # finish the study with exactly n_trials finished trials, unique trial
 # numbers and nothing RUNNING or WAITING; every trial names its worker's job,
 # task and node; each task logs beside the study; the database password is in
-# neither the script nor launch's output.
+# neither the script nor launch's output nor a path (weights lie beside the
+# study file).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/slurm_lib.sh"
 require_postgres
@@ -43,6 +44,10 @@ assert worker(copies[0])["array_task_id"] != task, worker(copies[0])
 assert all(worker(t)["job_id"] == "'"$JOB"'" and worker(t)["array_task_id"] in ("0", "1", "2") and
            worker(t)["node"] == "'"$(hostname -s)"'" for t in trials), [worker(t) for t in trials]
 print("cancelled task", task, "in trial", trial, "re-run as", copies[0]["number"])'
+# Weights beside the study file, and no file or folder named after the URL (it holds the password).
+[ -n "$(ls "$SHARED/tiny.json.weights"/trial-*.pt 2>/dev/null)" ] || fail "no weights beside the study: $(ls "$SHARED")"
+[ -z "$(find "$PWD" "$SHARED" -maxdepth 3 -path "*$password*" 2>/dev/null)" ] ||
+  fail "a path holds the password: $(find "$PWD" "$SHARED" -maxdepth 3 -path "*$password*" | head -3)"
 for task_id in 0 1 2; do
   [ -s "$SHARED/tiny.slurm-${JOB}_$task_id.log" ] || fail "no log of task $task_id beside the study: $(ls "$SHARED")"
 done
