@@ -33,6 +33,7 @@ int run_requeue(const VerbArgs& args);
 int run_status(const VerbArgs& args);
 int run_report(const VerbArgs& args);
 int run_export(const VerbArgs& args);
+int run_launch(const VerbArgs& args);
 // Training verbs (bfhpo-train).
 int run_train(const VerbArgs& args);
 int run_infer(const VerbArgs& args);

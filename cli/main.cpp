@@ -11,7 +11,8 @@ const std::vector<bfhpo::cli::VerbEntry>& front_verbs() {
   using namespace bfhpo::cli;
   static const std::vector<VerbEntry> entries{
       {"ask", run_ask},       {"tell", run_tell},     {"enqueue", run_enqueue}, {"requeue", run_requeue},
-      {"status", run_status}, {"report", run_report}, {"export", run_export}};
+      {"status", run_status}, {"report", run_report}, {"export", run_export},
+      {"launch", run_launch}};
   return entries;
 }
 

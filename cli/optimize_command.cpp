@@ -12,9 +12,9 @@
 namespace bfhpo::cli {
 namespace {
 
-std::atomic<bool> g_interrupted{false};
+std::atomic<int> g_interrupted{0};  // the signal received, 0 before any
 
-extern "C" void on_interrupt(int) { g_interrupted.store(true); }
+extern "C" void on_interrupt(int signal) { g_interrupted.store(signal); }
 
 // "out of memory at step 12 with batch 32, chunk none (12.5 MB requested): retrying with batch 32, chunk 8, checkpointing"
 std::string oom_notice(int trial, const trials::OomEvent& failed, const std::optional<trials::OomEvent>& next) {
@@ -76,7 +76,7 @@ int run_optimize(const VerbArgs& args) {
   run.timed_out = summary.timed_out;
   run.metric = summary.metric;
   std::fputs(report::run_summary(spec, summary.trials, run).c_str(), stdout);
-  return summary.interrupted ? 130 : 0;
+  return summary.interrupted ? 128 + g_interrupted.load() : 0;
 }
 
 }  // namespace bfhpo::cli

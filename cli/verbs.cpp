@@ -96,6 +96,22 @@ void memory_options(po::options_description& options) {
       "json", "print JSON");
 }
 
+void launch_options(po::options_description& options) {
+  storage_option(options);
+  options.add_options()("workers", po::value<int>()->required(), "N: the job array's tasks, one worker each")(
+      "gpus-per-worker", po::value<int>(), "0 or 1: the GPU Slurm binds to a worker (default 1 when training.device "
+                                           "is \"cuda\", else 0: the worker trains on the CPU)")(
+      "cpus-per-worker", po::value<int>(), "CPUs of a worker (sbatch --cpus-per-task; its training threads)")(
+      "time", po::value<std::string>(), "each worker's time limit, in sbatch's format (e.g. 4:00:00 or 1-12)")(
+      "grace", po::value<int>()->default_value(120),
+      "seconds before the time limit when Slurm sends SIGTERM: the running trial is re-queued")(
+      "partition", po::value<std::string>(), "the Slurm partition")("account", po::value<std::string>(),
+                                                                      "the Slurm account to charge")(
+      "sbatch-arg", po::value<std::vector<std::string>>()->composing(),
+      "one more sbatch option for the script, e.g. --sbatch-arg=--qos=long (repeatable)")(
+      "dry-run", "print the batch script; submit nothing");
+}
+
 }  // namespace
 
 const std::vector<Verb>& verbs() {
@@ -103,6 +119,10 @@ const std::vector<Verb>& verbs() {
       {"optimize", "run (or resume) a training study: memory gate, OOM backoff, journal",
        "STUDY.json [--n-trials N] [--timeout S] [--seed S] [--no-memory-gate] [--storage URL]", Side::Training,
        optimize_options},
+      {"launch", "run a study's workers as a Slurm job array (one sbatch script, one log a worker)",
+       "STUDY.json --workers N [--gpus-per-worker G] [--cpus-per-worker C] [--time T] [--partition P] [--account A]"
+       " [--sbatch-arg ARG]... [--grace S] [--dry-run] [--storage URL]",
+       Side::Front, launch_options},
       {"ask", "propose a trial, record it RUNNING, print {\"trial\": N, \"params\": {...}}", "STUDY.json [--storage URL]",
        Side::Front, storage_option},
       {"tell", "finish a trial with a value or a state",

@@ -2,6 +2,7 @@
 
 #include "common/user_error.hpp"
 #include "hpo/fixed_params.hpp"
+#include "hpo/slurm_job.hpp"
 #include "hpo/storage/open_storage.hpp"
 #include "hpo/storage/postgres_url.hpp"
 #include "hpo/storage/process_liveness.hpp"
@@ -96,11 +97,13 @@ bool always(const std::vector<FrozenTrial>&) { return true; }
 
 nlohmann::json heartbeat_attrs() { return {{kHeartbeatAttr, unix_seconds_now()}}; }
 
-// A worker's trial also names its process, so a worker on this host is judged by its pid.
+// A worker's trial also names its process, so a worker on this host is judged
+// by its pid, and the Slurm job it runs in, so a user can find it.
 nlohmann::json worker_attrs() {
   nlohmann::json attrs = heartbeat_attrs();
   attrs[kWorkerAttr] = {{"host", this_host()}, {"pid", ::getpid()}};
   if (const auto start_time = process_start_time(::getpid())) attrs[kWorkerAttr]["start_time"] = *start_time;
+  if (const auto job = slurm_job_from_environment()) attrs[kWorkerAttr]["slurm"] = to_json(*job);
   return attrs;
 }
 

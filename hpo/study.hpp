@@ -26,7 +26,8 @@ namespace bfhpo::hpo {
 // System attribute names bfhpo records on trials.
 inline constexpr const char* kFailReasonAttr = "bfhpo:fail_reason";   // why a trial is FAIL / PRUNED
 inline constexpr const char* kRequeuedFromAttr = "bfhpo:requeued_from";  // on a WAITING copy: the FAIL trial's number
-// {"host", "pid", "start_time"} of the process running the trial (start_time: see process_liveness.hpp)
+// {"host", "pid", "start_time"} of the process running the trial (start_time: see process_liveness.hpp),
+// and "slurm" (hpo/slurm_job.hpp) when it runs in a Slurm job
 inline constexpr const char* kWorkerAttr = "bfhpo:worker";
 // Study system attribute of Optuna's Study.set_metric_names (optuna-dashboard's axis titles).
 inline constexpr const char* kMetricNamesAttr = "study:metric_names";

@@ -1,6 +1,7 @@
 #include "report/status_table.hpp"
 
 #include "common/number_format.hpp"
+#include "hpo/slurm_job.hpp"
 #include "hpo/study.hpp"
 #include "hpo/study_report.hpp"
 #include "report/trial_facts.hpp"
@@ -22,6 +23,17 @@ std::string chunk_text(const TrialFacts& t) {
   if (!t.batch_size) return "-";
   std::string text = t.item_chunk_size ? std::to_string(*t.item_chunk_size) : "none";
   return t.gradient_checkpointing ? text + "+ckpt" : text;
+}
+
+// "slurm job 12_3 on node gpu07, GPU 1 (pid 4242)" or "pid 4242 on host ws1"; empty without a worker record.
+std::string worker_text(const hpo::FrozenTrial& trial) {
+  const auto record = trial.system_attrs.find(hpo::kWorkerAttr);
+  if (record == trial.system_attrs.end() || !record->is_object()) return "";
+  const std::string pid = record->contains("pid") ? "pid " + (*record)["pid"].dump() : "";
+  if (const auto job = hpo::slurm_job_of(*record)) return job->describe() + (pid.empty() ? "" : " (" + pid + ")");
+  const auto host = record->find("host");
+  if (pid.empty() || host == record->end() || !host->is_string()) return "";
+  return pid + " on host " + host->get<std::string>();
 }
 
 }  // namespace
@@ -46,6 +58,8 @@ std::string status_table(const hpo::StudySpec& spec, const std::vector<hpo::Froz
                   megabytes(t.measured_peak_mb).c_str(), megabytes(t.estimated_peak_mb).c_str());
     out << line << status["trials"][i]["params"].dump() << "\n";
     if (!t.reason.empty()) out << "        why: " << t.reason << "\n";
+    if (const std::string worker = worker_text(trials[i]); t.state == hpo::TrialState::Running && !worker.empty())
+      out << "        worker: " << worker << "\n";
   }
   if (const std::optional<hpo::FrozenTrial> best = hpo::best_of(trials, spec.direction))
     out << "best: trial " << best->number << " value " << format_number(best->value) << " params "

@@ -2,7 +2,8 @@
 // the batch size and item chunk it trained with (after the gate and the OOM
 // ladder, not the proposed ones), measured and estimated peak, why it was
 // pruned or failed (on a line of its own below the row), and its params;
-// then the best trial. Columns a trial has
+// below a RUNNING trial, its worker (its Slurm job, array task and node when
+// it runs in one, else its host and pid); then the best trial. Columns a trial has
 // no fact for show "-".
 #pragma once
 

@@ -19,7 +19,7 @@ std::optional<ConfigProblem> OptimizeOptions::problem() const {
 }
 
 OptimizeSummary optimize_study(const OptimizeOptions& options, const TrialObserver& observer,
-                               const std::atomic<bool>* interrupted) {
+                               const std::atomic<int>* interrupted) {
   if (const auto problem = options.problem())
     throw UserError("bfhpo optimize: " + problem->field + " " + problem->problem + ". Fix: " + problem->fix);
   const auto start = std::chrono::steady_clock::now();

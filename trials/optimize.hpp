@@ -45,8 +45,11 @@ struct OptimizeSummary {
   std::string metric;                  // the objective's name (Objective::name)
 };
 
+// `interrupted`: the signal that stops the run (SIGINT, SIGTERM), set by the
+// caller's signal handler; the running trial is re-queued with
+// interruption_reason (trials/runner.hpp).
 OptimizeSummary optimize_study(const OptimizeOptions& options, const TrialObserver& observer = {},
-                               const std::atomic<bool>* interrupted = nullptr);
+                               const std::atomic<int>* interrupted = nullptr);
 
 // How often a worker with no trial left to start looks at the other workers' trials.
 inline constexpr std::chrono::milliseconds kWaitForWorkers{500};

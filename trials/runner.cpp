@@ -3,6 +3,7 @@
 #include "common/atomic_file.hpp"
 #include "common/number_format.hpp"
 #include "common/user_error.hpp"
+#include "hpo/storage/postgres_url.hpp"
 #include "memory/cpu_memory_tracking.hpp"
 #include "memory/meter.hpp"
 #include "memory/oom.hpp"
@@ -17,6 +18,7 @@
 #include <torch/version.h>
 
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -107,7 +109,7 @@ nlohmann::json gate_json(const GateDecision& gate, const models::MemoryConfig& c
 
 }  // namespace
 
-StudyContext StudyContext::load(const hpo::StudySpec& spec, const std::atomic<bool>* interrupted) {
+StudyContext StudyContext::load(const hpo::StudySpec& spec, const std::atomic<int>* interrupted) {
   StudyContext context;
   context.spec = spec;
   context.settings = parse_study_settings(spec);
@@ -116,9 +118,14 @@ StudyContext StudyContext::load(const hpo::StudySpec& spec, const std::atomic<bo
   context.device = resolve_device(context.fixed.device, spec.source.string());
   context.profile = memory::device_profile(context.device);
   context.budget_mb = context.settings.memory.budget_for(context.profile.usable_bytes());
-  context.weights_dir = std::filesystem::absolute(spec.storage.string() + ".weights");
+  const bool on_postgres = hpo::is_postgres_url(spec.storage.string());
+  context.weights_dir = std::filesystem::absolute((on_postgres ? spec.source : spec.storage).string() + ".weights");
   context.interrupted = interrupted;
   return context;
+}
+
+std::string interruption_reason(int signal) {
+  return signal == SIGTERM ? "preempted (SIGTERM)" : "interrupted (Ctrl-C)";
 }
 
 hpo::FeasiblePredicate StudyContext::memory_feasibility() const {
@@ -252,7 +259,8 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   } catch (const Interrupted&) {
     cpu_budget.reset();
     outcome.interrupted = true;
-    return finish(hpo::TrialState::Fail, {}, "interrupted (Ctrl-C or SIGTERM) in epoch " + std::to_string(last_epoch + 1));
+    return finish(hpo::TrialState::Fail, {},
+                  interruption_reason(context.interrupted->load()) + " in epoch " + std::to_string(last_epoch + 1));
   } catch (const OomBackoffExhausted& e) {
     cpu_budget.reset();
     record.system("measured_peak_mb", measured_peak_mb());
@@ -279,7 +287,8 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
       return finish(hpo::TrialState::Pruned, {},
                     "pruner: stopped after epoch " + std::to_string(last_epoch) + " (" + prune.explanation + ")");
     outcome.interrupted = true;
-    return finish(hpo::TrialState::Fail, {}, "interrupted (Ctrl-C or SIGTERM) after epoch " + std::to_string(last_epoch));
+    return finish(hpo::TrialState::Fail, {},
+                  interruption_reason(context.interrupted->load()) + " after epoch " + std::to_string(last_epoch));
   }
 
   EvaluationOptions evaluation;

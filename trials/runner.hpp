@@ -8,15 +8,18 @@
 // chunk, OOM attempts and ladder, seconds, device, fail/prune reason) and
 // user attributes (val_nll, calibration_error, and what optuna-dashboard should
 // show: report/trial_facts.hpp's dashboard_user_attrs). Weights of every
-// COMPLETE trial are saved as <journal>.weights/trial-<number>.pt
+// COMPLETE trial are saved as <journal>.weights/trial-<number>.pt (for a
+// PostgreSQL storage <study file>.weights: a folder named after the URL
+// would hold its password)
 // (trial-<number>-<k>.pt when a file of another journal holds that name:
 // never overwritten), its per-item posterior summaries (the report's
 // diagnostics plots) beside them with the extension .posterior.json.
 //
 // Outcomes: COMPLETE; PRUNED (reason "memory" or "pruner"); FAIL (non-finite
 // loss, OOM below min batch size -- reason in bfhpo:fail_reason); an
-// interruption (the `interrupted` flag, e.g. Ctrl-C) marks the trial FAIL
-// "interrupted" and re-queues its params. Other errors are bugs and propagate
+// interruption (the `interrupted` signal: Ctrl-C, or SIGTERM from a
+// scheduler) marks the trial FAIL with interruption_reason and re-queues its
+// params. Other errors are bugs and propagate
 // after the trial is marked FAIL with the message.
 #pragma once
 
@@ -42,10 +45,11 @@ struct StudyContext {
   torch::Device device = torch::kCPU;
   std::optional<double> budget_mb;   // resolved ("auto" -> a fraction of the device)
   memory::DeviceProfile profile;
-  std::filesystem::path weights_dir;  // <journal>.weights
-  const std::atomic<bool>* interrupted = nullptr;
+  std::filesystem::path weights_dir;  // <journal>.weights, or <study file>.weights for PostgreSQL
+  // The signal that stops the run (set by a signal handler), 0 while none did.
+  const std::atomic<int>* interrupted = nullptr;
 
-  static StudyContext load(const hpo::StudySpec& spec, const std::atomic<bool>* interrupted);
+  static StudyContext load(const hpo::StudySpec& spec, const std::atomic<int>* interrupted);
   // The sampler's feasibility predicate: the memory gate on a proposal.
   hpo::FeasiblePredicate memory_feasibility() const;
 };
@@ -73,6 +77,11 @@ struct TrialObserver {
 
 TrialOutcome run_trial(hpo::Study& study, const hpo::AskedTrial& asked, const StudyContext& context,
                        const TrialObserver& observer = {});
+
+// Why a trial stopped by `signal` is FAIL: "preempted (SIGTERM)" for SIGTERM
+// (what Slurm sends before a time limit, on preemption and on scancel), else
+// "interrupted (Ctrl-C)".
+std::string interruption_reason(int signal);
 
 // The prefix of the reason of a trial pruned by the memory gate.
 inline constexpr const char* kPruneReasonMemory = "memory";

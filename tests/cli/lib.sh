@@ -112,6 +112,22 @@ signal_mid_trial() {
   BG_PIDS=""
 }
 
+# expect_one_requeued_trial REASON_PREFIX: after signal_mid_trial, the
+# journal holds one FAIL trial whose reason starts with REASON_PREFIX and one
+# WAITING copy of it with the same params, and nothing RUNNING.
+expect_one_requeued_trial() {
+  journal_py "$STUDY.journal" '
+failed = [t for t in trials if t.state == TS.FAIL]
+assert len(failed) == 1, [(t.number, t.state) for t in trials]
+reason = failed[0].system_attrs["bfhpo:fail_reason"]
+assert reason.startswith(args[0]), reason
+waiting = [t for t in trials if t.state == TS.WAITING]
+assert len(waiting) == 1 and waiting[0].system_attrs["bfhpo:requeued_from"] == failed[0].number, waiting
+assert waiting[0].params == failed[0].params
+assert not any(t.state == TS.RUNNING for t in trials)
+print(reason, ": trial", failed[0].number, "re-queued as", waiting[0].number)' "$1"
+}
+
 # PostgreSQL (tests run under scripts/with-postgres, which exports
 # BFHPO_TEST_POSTGRES_URL): require_postgres exits 77 (ctest: Skipped) without it.
 require_postgres() {

@@ -5,16 +5,7 @@ signal_mid_trial INT
 [ "$MID_TRIAL_RC" -eq 130 ] || fail "expected exit 130 after SIGINT, got $MID_TRIAL_RC: $(tail -5 "$WORK/first.err")"
 grep -q "interrupted" "$WORK/first.out" || fail "summary does not say interrupted: $(cat "$WORK/first.out")"
 
-journal_py "$STUDY.journal" '
-failed = [t for t in trials if t.state == TS.FAIL]
-assert len(failed) == 1, [(t.number, t.state) for t in trials]
-reason = failed[0].system_attrs["bfhpo:fail_reason"]
-assert reason.startswith("interrupted"), reason
-waiting = [t for t in trials if t.state == TS.WAITING]
-assert len(waiting) == 1 and waiting[0].system_attrs["bfhpo:requeued_from"] == failed[0].number, waiting
-assert waiting[0].params == failed[0].params
-assert not any(t.state == TS.RUNNING for t in trials)
-print("interrupt: trial", failed[0].number, "re-queued as", waiting[0].number)'
+expect_one_requeued_trial "interrupted (Ctrl-C)"
 
 "$BFHPO" optimize "$STUDY" > "$WORK/second.out" 2> "$WORK/second.err" ||
   fail "second optimize exited $?: $(tail -5 "$WORK/second.err")"

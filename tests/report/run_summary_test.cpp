@@ -1,3 +1,4 @@
+#include "hpo/study.hpp"
 #include "report/run_summary.hpp"
 #include "report/status_table.hpp"
 #include "tests/report/recorded_trials.hpp"
@@ -74,4 +75,19 @@ TEST_CASE("status shows the batch and chunk trained with, peaks, duration and wh
   CHECK_THAT(after3, Catch::StartsWith("        why: memory: estimated peak 80.1 MB"));
   CHECK_THAT(table, Catch::Contains("8+ckpt"));
   CHECK_THAT(table, Catch::Contains("best: trial 1 value 1.2"));
+}
+
+TEST_CASE("status shows the Slurm job, task and node of a running trial's worker, and no worker of a finished one") {
+  std::vector<hpo::FrozenTrial> trials = six_trials();
+  hpo::FrozenTrial running;
+  running.number = 6;
+  running.state = TrialState::Running;
+  running.system_attrs[hpo::kWorkerAttr] = {
+      {"host", "gpu07"}, {"pid", 4242}, {"slurm", {{"job_id", "4700"}, {"array_task_id", "2"}, {"node", "gpu07"}}}};
+  trials.push_back(running);
+  trials[0].system_attrs[hpo::kWorkerAttr] = {{"host", "gpu08"}, {"pid", 77}};
+  const std::string table = report::status_table(test::tiny_study_spec(std::filesystem::temp_directory_path()), trials);
+  CHECK_THAT(table, Catch::Contains("     6  RUNNING") &&
+                        Catch::Contains("\n        worker: slurm job 4700_2 on node gpu07 (pid 4242)\n"));
+  CHECK_THAT(table, !Catch::Contains("pid 77"));
 }
