@@ -1,6 +1,7 @@
 #include "hpo/study_report.hpp"
 
 #include "common/user_error.hpp"
+#include "hpo/storage/postgres_url.hpp"
 #include "hpo/study.hpp"
 
 #include <set>
@@ -58,7 +59,7 @@ json study_status_json(const StudySpec& spec, const std::vector<FrozenTrial>& tr
 json best_trial_json(const StudySpec& spec, const std::vector<FrozenTrial>& trials) {
   std::optional<FrozenTrial> best = best_of(trials, spec.direction);
   if (!best)
-    throw UserError::at(spec.storage.string(), "", "the study has no COMPLETE trial yet",
+    throw UserError::at(printable_storage(spec.storage.string()), "", "the study has no COMPLETE trial yet",
                         "finish at least one trial (bfhpo tell ... --value V) before exporting the best");
   return {{"study", spec.name},
           {"trial", best->number},

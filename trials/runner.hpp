@@ -8,9 +8,9 @@
 // chunk, OOM attempts and ladder, seconds, device, fail/prune reason) and
 // user attributes (val_nll, calibration_error, and what optuna-dashboard should
 // show: report/trial_facts.hpp's dashboard_user_attrs). Weights of every
-// COMPLETE trial are saved as <journal>.weights/trial-<number>.pt
-// (trial-<number>-<k>.pt when a file of another journal holds that name:
-// never overwritten), its per-item posterior summaries (the report's
+// COMPLETE trial are saved as trial-<number>.pt in the study's weights folder
+// (trials/weights_folder.hpp; trial-<number>-<k>.pt when a file of another
+// journal or study holds that name: never overwritten), its per-item posterior summaries (the report's
 // diagnostics plots) beside them with the extension .posterior.json.
 //
 // Outcomes: COMPLETE; PRUNED (reason "memory" or "pruner"); FAIL (non-finite
@@ -42,7 +42,7 @@ struct StudyContext {
   torch::Device device = torch::kCPU;
   std::optional<double> budget_mb;   // resolved ("auto" -> a fraction of the device)
   memory::DeviceProfile profile;
-  std::filesystem::path weights_dir;  // <journal>.weights
+  std::filesystem::path weights_dir;  // weights_folder(spec)
   const std::atomic<bool>* interrupted = nullptr;
 
   static StudyContext load(const hpo::StudySpec& spec, const std::atomic<bool>* interrupted);
