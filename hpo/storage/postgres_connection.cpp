@@ -28,8 +28,9 @@ UserError connection_error(const std::string& location, const std::string& libpq
     fix = "correct the user and password in the URL (postgresql://USER:PASSWORD@HOST:PORT/DATABASE)";
   else if (contains(libpq_message, "does not exist") && contains(libpq_message, "database"))
     fix = "create the database first (createdb -h HOST -p PORT -U USER DATABASE) or name an existing one in the URL";
-  else if (contains(libpq_message, "invalid") || contains(libpq_message, "missing"))
-    fix = "write the URL as postgresql://USER:PASSWORD@HOST:PORT/DATABASE";
+  else if (contains(libpq_message, "invalid") || contains(libpq_message, "missing") || contains(libpq_message, "URI"))
+    fix = "write the URL as postgresql://USER:PASSWORD@HOST:PORT/DATABASE?key=value, percent-encoding what is not "
+          "a letter or digit in the password and the values (%40 for @, %2F for /, %20 for a space, %3D for =)";
   else
     fix = "start PostgreSQL there, or correct the host and port in the URL; check that the server accepts TCP "
           "connections from this host (listen_addresses, pg_hba.conf)";

@@ -6,16 +6,16 @@ source "$(dirname "$0")/lib.sh"
 require_postgres
 [ -n "${BFHPO_TEST_POSTGRES_RESTART:-}" ] || { echo "Skipped: scripts/with-postgres exported no restart command"; exit 77; }
 URL="$(pg_database restart)"
-N=12
+N=8
 write_training_study "$WORK/tiny.json" "$N" "\"storage\": \"$URL\",
- \"training\": {\"epochs\": 12, \"num_batches\": 3, \"batch_size\": 8, \"validation_sims\": 8, \"device\": \"cpu\"}"
+ \"training\": {\"epochs\": 6, \"num_batches\": 3, \"batch_size\": 8, \"validation_sims\": 8, \"device\": \"cpu\"}"
 
 start_workers "$WORK/tiny.json" 4
 # wait_for_sql AT_LEAST SQL: polls until the query's count reaches AT_LEAST.
 wait_for_sql() {
-  local deadline=$((SECONDS + 120))
+  local deadline=$((SECONDS + 300))
   until [ "$(pg_sql "$URL" "$2" 2>/dev/null || echo 0)" -ge "$1" ]; do
-    [ "$SECONDS" -lt "$deadline" ] || fail "no $1 rows of: $2"
+    [ "$SECONDS" -lt "$deadline" ] || fail "no $1 rows of: $2; the workers said: $(tail -n 3 "$WORK"/worker*.err)"
     sleep 0.05
   done
 }
