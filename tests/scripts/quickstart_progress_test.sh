@@ -9,9 +9,10 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 mkdir -p "$WORK/root/build" "$WORK/bin"
 cp -r "$SOURCE/scripts" "$WORK/root/"
-cat > "$WORK/bin/cmake" <<'SH'
+cat > "$WORK/bin/cmake" <<SH
 #!/usr/bin/env bash
-case " $* " in
+echo "\$*" >> "$WORK/cmake-calls"
+case " \$* " in
   *" --build "*) echo "[1/2] Building CXX object trials/runner.cpp.o"; echo "[2/2] Linking CXX executable bfhpo" ;;
   *) echo "-- Configuring done" ;;
 esac
@@ -22,4 +23,6 @@ chmod +x "$WORK/bin/cmake" "$WORK/root/build/bfhpo"
 PATH="$WORK/bin:$PATH" bash "$WORK/root/scripts/quickstart" > "$WORK/out" 2>&1 || fail "quickstart failed: $(cat "$WORK/out")"
 grep -qF "[1/2] Building CXX object trials/runner.cpp.o" "$WORK/out" || fail "no build progress shown: $(cat "$WORK/out")"
 grep -qF "[2/2] Linking" "$WORK/out" || fail "the build's last step is not shown: $(cat "$WORK/out")"
+# The quickstart builds only the two executables it runs; the test command builds the rest.
+grep -q -- "--build build .*--target bfhpo\$" "$WORK/cmake-calls" || fail "quickstart builds more than bfhpo: $(cat "$WORK/cmake-calls")"
 echo "quickstart progress: all checks passed"
