@@ -222,7 +222,7 @@ int main(int argc, char** argv) {
   memory::install_cpu_memory_tracking();
   trials::TrainingOptions thread_options;
   thread_options.threads = args.threads;
-  trials::set_training_threads(thread_options);
+  trials::set_training_threads(thread_options, torch::kCPU);
   std::printf("CPU, %d torch threads; budget %s; %lld evaluation datasets x 200 draws; %lld held-out datasets, "
               "MCMC 4 chains x %lld sweeps (a third warm-up), 1000 amortized draws\n",
               torch::get_num_threads(),

@@ -102,7 +102,7 @@ int run_worker(int argc, char** argv) {
 
   trials::TrainingOptions options;
   options.threads = threads;
-  trials::set_training_threads(options);
+  trials::set_training_threads(options, torch::kCPU);
   options.batch_size = batch_size;
   options.epochs = 1;
   options.num_batches = 1 << 24;  // a learning rate constant to 1e-9 over any bench run

@@ -201,7 +201,7 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   config.training.seed = trial_seed(config.training.seed, asked.number);
   const TrainingOptions& training = config.training;
   record.system("seed", training.seed);
-  record.system("threads", set_training_threads(training));
+  record.system("threads", set_training_threads(training, context.device));
   record.system("libtorch", TORCH_VERSION);
   torch::manual_seed(training.seed);
   Trainer trainer(models::make_approximator(config.approximator, training.seed), config.simulator, training,

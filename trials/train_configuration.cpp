@@ -87,7 +87,7 @@ TrainOutcome train_configuration(const TrainRequest& request, const EpochCallbac
   memory::MemoryMeter meter(device);
   const int64_t baseline = meter.snapshot().current_bytes;
   meter.reset_peak();
-  outcome.threads = set_training_threads(outcome.config.training);
+  outcome.threads = set_training_threads(outcome.config.training, device);
   if (outcome.retrains) {
     outcome.reproduction_obstacles =
         reproduction_obstacles(*outcome.retrains, outcome.config.training.seed, outcome.device, outcome.threads);

@@ -54,11 +54,11 @@ int available_cpus() {
   return std::max(1, cpus);
 }
 
-int set_training_threads(const TrainingOptions& options) {
+int set_training_threads(const TrainingOptions& options, const torch::Device& device) {
   if (options.threads > 0) {
     torch::set_num_threads(options.threads);
   } else if (std::getenv("OMP_NUM_THREADS") == nullptr) {
-    torch::set_num_threads(available_cpus());
+    torch::set_num_threads(device.is_cpu() ? 1 : available_cpus());
   }
   const int threads = torch::get_num_threads();
   set_openblas_threads(threads);

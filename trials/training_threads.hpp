@@ -1,10 +1,14 @@
-// How many intra-op threads a training run uses, and setting them. A run
-// uses the cores it is given:
+// How many intra-op threads a training run uses, and setting them:
 //   training.threads (TrainingOptions::threads > 0) when the study gives it;
 //   else OMP_NUM_THREADS when set (LibTorch read it at start-up);
-//   else available_cpus(): the CPUs this process may run on (its affinity
-//   mask), capped by the cgroup's CPU quota, so a container allowed 2 CPUs
-//   of a 64-core host trains with 2 threads, not 64.
+//   else on the CPU one thread: at the sizes bfhpo trains on a CPU a second
+//   thread bought ~11% of wall time for twice the CPU on an idle 2-core
+//   machine, and cost 2 to 30 times the wall time on a busy one (OpenMP's
+//   threads spin against the other processes: bench/README.md, training
+//   threads); a second core pays as a second worker on the study;
+//   on a GPU, available_cpus(): the CPUs this process may run on (its
+//   affinity mask), capped by the cgroup's CPU quota, so a container allowed
+//   2 CPUs of a 64-core host runs 2 threads, not 64.
 // The BLAS's own thread pool follows the same count: LibTorch sizes MKL's
 // but not OpenBLAS's (Debian's libtorch), which otherwise starts one thread
 // a core whatever LibTorch uses (on a busy 2-core machine, 60-100% more
@@ -23,9 +27,9 @@ namespace bfhpo::trials {
 // At least 1.
 int available_cpus();
 
-// torch::set_num_threads for `options` as above, and the BLAS's threads;
-// returns LibTorch's count in force.
-int set_training_threads(const TrainingOptions& options);
+// torch::set_num_threads for `options` on `device` as above, and the BLAS's
+// threads; returns LibTorch's count in force.
+int set_training_threads(const TrainingOptions& options, const torch::Device& device);
 
 // OpenBLAS's thread count; none when the BLAS LibTorch calls is not OpenBLAS.
 std::optional<int> openblas_threads();

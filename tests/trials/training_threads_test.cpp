@@ -34,7 +34,7 @@ class ThreadSettingsGuard {
     if (omp_) setenv("OMP_NUM_THREADS", omp_->c_str(), 1);
     TrainingOptions restore;
     restore.threads = openblas_threads_.value_or(threads_);
-    set_training_threads(restore);
+    set_training_threads(restore, torch::kCPU);
     if (openblas_) setenv("OPENBLAS_NUM_THREADS", openblas_->c_str(), 1);
     torch::set_num_threads(threads_);
   }
@@ -55,7 +55,7 @@ TEST_CASE("training threads: training.threads sets LibTorch's intra-op threads a
   TrainingOptions options;
   for (const int threads : {1, 3, 2}) {
     options.threads = threads;
-    CHECK(set_training_threads(options) == threads);
+    CHECK(set_training_threads(options, torch::kCPU) == threads);
     CHECK(torch::get_num_threads() == threads);
     if (openblas_threads()) CHECK(*openblas_threads() == threads);
   }
@@ -63,19 +63,24 @@ TEST_CASE("training threads: training.threads sets LibTorch's intra-op threads a
   if (const auto before = openblas_threads()) {
     setenv("OPENBLAS_NUM_THREADS", std::to_string(*before).c_str(), 1);
     options.threads = *before + 1;
-    CHECK(set_training_threads(options) == *before + 1);
+    CHECK(set_training_threads(options, torch::kCPU) == *before + 1);
     CHECK(openblas_threads() == before);
     unsetenv("OPENBLAS_NUM_THREADS");
   }
 }
 
-TEST_CASE("training threads: unset, a run uses the CPUs its affinity allows, and OMP_NUM_THREADS when set") {
+TEST_CASE("training threads: unset, a CPU run uses one thread, a GPU run the CPUs its affinity allows, "
+          "and OMP_NUM_THREADS when set") {
   ThreadSettingsGuard guard;
   const int affinity = CPU_COUNT(&guard.mask());
   CHECK(available_cpus() >= 1);
   CHECK(available_cpus() <= affinity);
   torch::set_num_threads(affinity + 1);
-  CHECK(set_training_threads(TrainingOptions{}) == available_cpus());
+  CHECK(set_training_threads(TrainingOptions{}, torch::kCPU) == 1);
+  CHECK(torch::get_num_threads() == 1);
+  if (openblas_threads()) CHECK(*openblas_threads() == 1);
+  torch::set_num_threads(affinity + 1);
+  CHECK(set_training_threads(TrainingOptions{}, torch::Device(torch::kCUDA)) == available_cpus());
   CHECK(torch::get_num_threads() == available_cpus());
 
   // Pinned to one CPU, the process is given one core.
@@ -89,12 +94,12 @@ TEST_CASE("training threads: unset, a run uses the CPUs its affinity allows, and
   }
   REQUIRE(sched_setaffinity(0, sizeof(one), &one) == 0);
   CHECK(available_cpus() == 1);
-  CHECK(set_training_threads(TrainingOptions{}) == 1);
+  CHECK(set_training_threads(TrainingOptions{}, torch::Device(torch::kCUDA)) == 1);
 
   // OMP_NUM_THREADS is LibTorch's to read: left as it is.
   setenv("OMP_NUM_THREADS", "3", 1);
   torch::set_num_threads(3);
-  CHECK(set_training_threads(TrainingOptions{}) == 3);
+  CHECK(set_training_threads(TrainingOptions{}, torch::kCPU) == 3);
 }
 
 TEST_CASE("training threads: the same seed and the same threads train the same weights") {
@@ -102,7 +107,7 @@ TEST_CASE("training threads: the same seed and the same threads train the same w
   for (const int threads : {1, 2}) {
     TrainingOptions options = test::tiny_training(1, 4);
     options.threads = threads;
-    REQUIRE(set_training_threads(options) == threads);
+    REQUIRE(set_training_threads(options, torch::kCPU) == threads);
     auto first = test::tiny_trainer(options);
     first->fit();
     auto second = test::tiny_trainer(options);
