@@ -79,7 +79,7 @@ namespace {
 std::unique_ptr<Storage> open_study_storage(const StudySpec& spec, Study::Open open) {
   const std::string where = spec.storage.string();
   if (open != Study::Open::CreateIfMissing && !is_postgres_url(where) && !std::filesystem::exists(spec.storage))
-    throw UserError::at(where, "", "the study has no journal yet",
+    throw UserError::at(printable_storage(where), "", "the study has no journal yet",
                         "run `bfhpo ask` or `bfhpo optimize` on " + spec.source.string() + " first");
   return open_storage(where, open == Study::Open::ReadOnly ? StorageAccess::ReadOnly : StorageAccess::ReadWrite);
 }
@@ -118,15 +118,14 @@ Study::Study(StudySpec spec, std::unique_ptr<Storage> storage, std::unique_ptr<S
       pruner_(make_pruner(spec_.pruner, spec_.source.string())),
       storage_(std::move(storage)) {
   std::optional<int> existing = storage_->find_study(spec_.name);
-  if (!existing) {
-    std::vector<StudyRecord> others = storage_->studies();
-    if (!others.empty())
-      throw UserError::at(storage_->location(), "name",
-                          "this storage holds study '" + others.front().name + "', not '" + spec_.name + "'",
-                          "set \"storage\" in " + spec_.source.string() + " to a journal of its own");
-    if (open != Open::CreateIfMissing)
-      throw UserError::at(storage_->location(), "name", "no study '" + spec_.name + "' in this storage",
-                          "run `bfhpo ask` or `bfhpo optimize` first");
+  if (!existing && open != Open::CreateIfMissing) {
+    std::string held;
+    for (const StudyRecord& other : storage_->studies()) held += (held.empty() ? "" : ", ") + ("'" + other.name + "'");
+    throw UserError::at(storage_->location(), "name",
+                        "no study '" + spec_.name + "' in this storage" +
+                            (held.empty() ? std::string() : " (it holds " + held + ")"),
+                        "correct \"name\" in " + spec_.source.string() +
+                            ", or run `bfhpo ask` or `bfhpo optimize` first");
   }
   if (open == Open::ReadOnly) {
     study_id_ = *existing;
@@ -136,7 +135,7 @@ Study::Study(StudySpec spec, std::unique_ptr<Storage> storage, std::unique_ptr<S
       throw UserError::at(storage_->location(), "direction",
                           "study '" + spec_.name + "' was created to " + to_string(record->direction) +
                               ", the study file says " + to_string(spec_.direction),
-                          "use the storage's direction or a new storage");
+                          "use the study's direction, or another study name");
   } else {
     study_id_ = storage_->get_or_create_study(spec_.name, spec_.direction);
   }

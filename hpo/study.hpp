@@ -53,10 +53,11 @@ class Study {
   // ReadOnly: the study must exist, nothing is written and no write
   // permission is needed (status, export); the sampler may be null.
   enum class Open { CreateIfMissing, MustExist, ReadOnly };
-  // Opens spec.storage (open_storage) and the study in it. A storage that
-  // holds other studies but not this one is a UserError (a storage of another
-  // study), as is a missing journal or study with Open::MustExist or
-  // ReadOnly; nothing is written then.
+  // Opens spec.storage (open_storage) and the study of spec.name in it. A
+  // storage may hold many studies, as in Optuna: each is selected by its
+  // name, and CreateIfMissing adds a study beside the others. A missing
+  // journal or study with Open::MustExist or ReadOnly is a UserError (naming
+  // the studies the storage holds); nothing is written then.
   Study(StudySpec spec, std::unique_ptr<Sampler> sampler, Open open = Open::CreateIfMissing);
   // The same on a storage already open.
   Study(StudySpec spec, std::unique_ptr<Storage> storage, std::unique_ptr<Sampler> sampler, Open open);

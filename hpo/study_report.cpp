@@ -2,6 +2,7 @@
 
 #include "common/user_error.hpp"
 #include "hpo/fixed_params.hpp"
+#include "hpo/storage/postgres_url.hpp"
 #include "hpo/study.hpp"
 #include "hpo/trial_attrs.hpp"
 
@@ -86,7 +87,7 @@ json study_status_json(const StudySpec& spec, const std::vector<FrozenTrial>& tr
 json best_trial_json(const StudySpec& spec, const std::vector<FrozenTrial>& trials) {
   std::optional<FrozenTrial> best = best_of(trials, spec.direction);
   if (!best)
-    throw UserError::at(spec.storage.string(), "", "the study has no COMPLETE trial yet",
+    throw UserError::at(printable_storage(spec.storage.string()), "", "the study has no COMPLETE trial yet",
                         "finish at least one trial (bfhpo tell ... --value V) before exporting the best");
   return {{"study", spec.name},
           {"trial", best->number},

@@ -4,6 +4,7 @@
 #include "common/user_error.hpp"
 #include "hpo/pruner.hpp"
 #include "hpo/sampler_factory.hpp"
+#include "hpo/storage/optuna_rdb_schema.hpp"
 #include "hpo/storage/postgres_url.hpp"
 
 #include <algorithm>
@@ -13,6 +14,30 @@ namespace bfhpo::hpo {
 using nlohmann::json;
 
 namespace {
+
+// Optuna's RDB schema keeps a study's and a parameter's name in at most
+// kOptunaNameCharacters characters; a longer one is refused before anything
+// is written.
+void check_names_fit_postgres(const StudySpec& spec) {
+  if (!is_postgres_url(spec.storage.string())) return;
+  const auto characters = [](const std::string& utf8) {
+    return static_cast<std::size_t>(
+        std::count_if(utf8.begin(), utf8.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  };
+  const auto refuse = [&](const std::string& field, std::size_t length, const std::string& fix) {
+    throw UserError::at(spec.source.string(), field,
+                        "is " + std::to_string(length) + " characters long; a PostgreSQL storage (Optuna's schema) "
+                        "holds at most " + std::to_string(kOptunaNameCharacters),
+                        fix);
+  };
+  if (characters(spec.name) > kOptunaNameCharacters)
+    refuse("name", characters(spec.name), "shorten \"name\" to at most 512 characters");
+  if (const auto space = spec.document.find("search_space"); space != spec.document.end())
+    for (const auto& parameter : space->items())
+      if (characters(parameter.key()) > kOptunaNameCharacters)
+        refuse("search_space." + parameter.key().substr(0, 40) + "...", characters(parameter.key()),
+               "shorten the parameter's name");
+}
 
 // Writing trials into the study file would destroy it.
 bool names_study_file(const std::filesystem::path& storage, const std::filesystem::path& source) {
@@ -24,14 +49,16 @@ bool names_study_file(const std::filesystem::path& storage, const std::filesyste
 
 StudySpec load_study_spec(const std::filesystem::path& file, const std::optional<std::string>& storage_override) {
   StudySpec spec = parse_study_spec(read_config_file(file, "study file"), file);
-  if (!storage_override) return spec;
-  if (storage_override->empty())
-    throw UserError("--storage: empty. Fix: give a journal path or a postgresql:// URL");
-  spec.storage = *storage_override;
-  if (names_study_file(spec.storage, file))
-    throw UserError("--storage " + *storage_override + ": names the study file " + file.string() +
-                    " itself; writing trials there would destroy it. Fix: give e.g. --storage " +
-                    file.filename().string() + ".journal");
+  if (storage_override) {
+    if (storage_override->empty())
+      throw UserError("--storage: empty. Fix: give a journal path or a postgresql:// URL");
+    spec.storage = *storage_override;
+    if (names_study_file(spec.storage, file))
+      throw UserError("--storage " + printable_storage(*storage_override) + ": names the study file " +
+                      file.string() + " itself; writing trials there would destroy it. Fix: give e.g. --storage " +
+                      file.filename().string() + ".journal");
+  }
+  check_names_fit_postgres(spec);
   return spec;
 }
 
@@ -85,7 +112,7 @@ StudySpec parse_study_spec(const json& document, const std::filesystem::path& so
                       "write e.g. \"stale_after_s\": 120");
     spec.stale_after_s = *stale;
   }
-  top.allow({"simulator", "training", "approximator", "memory", "objective"});
+  top.allow({"simulator", "training", "approximator", "memory", "objective", "weights_dir"});
   top.reject_unknown_keys();
   // Each reads and checks its own section (unknown keys included).
   make_sampler(spec);

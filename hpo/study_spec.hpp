@@ -50,6 +50,9 @@ struct StudySpec {
 // Throws UserError naming the file, the field and the fix. `storage_override`
 // (the CLI's --storage) replaces the file's "storage": a journal path relative
 // to the working folder, as any command-line path, or a postgresql:// URL.
+// With a PostgreSQL storage, a study name or a parameter name longer than
+// Optuna's schema holds (512 characters) is refused here, before anything is
+// written.
 StudySpec load_study_spec(const std::filesystem::path& file,
                           const std::optional<std::string>& storage_override = std::nullopt);
 StudySpec parse_study_spec(const nlohmann::json& document, const std::filesystem::path& source);

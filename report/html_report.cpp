@@ -1,6 +1,7 @@
 #include "report/html_report.hpp"
 
 #include "common/number_format.hpp"
+#include "hpo/storage/postgres_url.hpp"
 #include "hpo/study.hpp"
 #include "hpo/study_report.hpp"
 #include "report/memory_digest.hpp"
@@ -377,7 +378,7 @@ std::string html_report(const hpo::StudySpec& spec, const std::vector<hpo::Froze
     out << "<h2>Posterior diagnostics of the best trial (" << best->number << ")</h2>\n"
         << diagnostics_section(trial_facts(*best));
   }
-  out << "<p class=\"muted\">Written by <code>bfhpo report</code> from " << esc(spec.storage.string())
+  out << "<p class=\"muted\">Written by <code>bfhpo report</code> from " << esc(hpo::printable_storage(spec.storage.string()))
       << ".</p>\n</body>\n</html>\n";
   return out.str();
 }

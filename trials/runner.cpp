@@ -14,6 +14,7 @@
 #include "trials/oom_retry.hpp"
 #include "trials/probe.hpp"
 #include "trials/training_threads.hpp"
+#include "trials/weights_folder.hpp"
 
 #include <torch/version.h>
 
@@ -58,7 +59,8 @@ class TrialRecord {
 
 // <weights dir>/trial-<number>.pt, or trial-<number>-<k>.pt when that name
 // is taken: a file there belongs to another journal (one renamed away, whose
-// trials still point to it) and is never overwritten. The name is reserved
+// trials still point to it) or another study of the storage, and is never
+// overwritten. The name is reserved
 // by creating the file exclusively.
 std::filesystem::path reserve_weights_file(const std::filesystem::path& dir, int number) {
   std::filesystem::create_directories(dir);
@@ -118,8 +120,7 @@ StudyContext StudyContext::load(const hpo::StudySpec& spec, const std::atomic<in
   context.device = resolve_device(context.fixed.device, spec.source.string());
   context.profile = memory::device_profile(context.device);
   context.budget_mb = context.settings.memory.budget_for(context.profile.usable_bytes());
-  const bool on_postgres = hpo::is_postgres_url(spec.storage.string());
-  context.weights_dir = std::filesystem::absolute((on_postgres ? spec.source : spec.storage).string() + ".weights");
+  context.weights_dir = weights_folder(spec);
   context.interrupted = interrupted;
   return context;
 }

@@ -8,11 +8,9 @@
 // chunk, OOM attempts and ladder, seconds, device, fail/prune reason) and
 // user attributes (val_nll, calibration_error, and what optuna-dashboard should
 // show: report/trial_facts.hpp's dashboard_user_attrs). Weights of every
-// COMPLETE trial are saved as <journal>.weights/trial-<number>.pt (for a
-// PostgreSQL storage <study file>.weights: a folder named after the URL
-// would hold its password)
-// (trial-<number>-<k>.pt when a file of another journal holds that name:
-// never overwritten), its per-item posterior summaries (the report's
+// COMPLETE trial are saved as trial-<number>.pt in the study's weights folder
+// (trials/weights_folder.hpp; trial-<number>-<k>.pt when a file of another
+// journal or study holds that name: never overwritten), its per-item posterior summaries (the report's
 // diagnostics plots) beside them with the extension .posterior.json.
 //
 // Outcomes: COMPLETE; PRUNED (reason "memory" or "pruner"); FAIL (non-finite
@@ -45,7 +43,7 @@ struct StudyContext {
   torch::Device device = torch::kCPU;
   std::optional<double> budget_mb;   // resolved ("auto" -> a fraction of the device)
   memory::DeviceProfile profile;
-  std::filesystem::path weights_dir;  // <journal>.weights, or <study file>.weights for PostgreSQL
+  std::filesystem::path weights_dir;  // weights_folder(spec)
   // The signal that stops the run (set by a signal handler), 0 while none did.
   const std::atomic<int>* interrupted = nullptr;
 

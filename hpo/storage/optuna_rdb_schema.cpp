@@ -83,6 +83,12 @@ std::string joined(const std::vector<std::string>& names, std::size_t at_most) {
 std::string ensure_optuna_schema(PostgresConnection& connection, bool create) {
   return connection.transaction([&](bool) {
     connection.exec("SELECT pg_advisory_xact_lock($1)", {std::string(kSchemaLockKey)});
+    const std::string& where = connection.location();
+    if (connection.exec("SELECT current_schema()").is_null(0, 0))
+      throw UserError::at(where, "storage",
+                          "no schema of the search_path exists (the URL's options=-c search_path=..., or the "
+                          "user's or database's setting), so Optuna's tables can be neither found nor created",
+                          "create that schema (CREATE SCHEMA name) or name an existing one in search_path");
     const PostgresResult listed = connection.exec(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
         "ORDER BY table_name");
@@ -91,7 +97,6 @@ std::string ensure_optuna_schema(PostgresConnection& connection, bool create) {
     const auto has = [&](const std::string& table) {
       return std::find(tables.begin(), tables.end(), table) != tables.end();
     };
-    const std::string& where = connection.location();
 
     if (tables.empty()) {
       if (!create)

@@ -19,6 +19,8 @@
 namespace bfhpo::hpo {
 
 inline constexpr const char* kOptunaSchemaCreated = "v3.2.0.a";
+// Characters a study's name, a param's name or an attribute's key may have (VARCHAR(512)).
+inline constexpr std::size_t kOptunaNameCharacters = 512;
 
 // Makes sure `connection`'s database holds Optuna's schema, in one
 // transaction under an advisory lock (two workers starting at once create it

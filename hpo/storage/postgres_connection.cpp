@@ -20,19 +20,21 @@ std::string trimmed(std::string message) {
 
 bool contains(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
 
-// Why a connection could not be opened, as the fix a user needs.
-UserError connection_error(const std::string& location, const std::string& libpq_message) {
+// Why a connection could not be opened, as the fix a user needs; `shown` is
+// libpq's message as it may be printed.
+UserError connection_error(const std::string& location, const std::string& libpq_message, const std::string& shown) {
   std::string fix;
   if (contains(libpq_message, "password authentication failed") || contains(libpq_message, "no password supplied"))
     fix = "correct the user and password in the URL (postgresql://USER:PASSWORD@HOST:PORT/DATABASE)";
   else if (contains(libpq_message, "does not exist") && contains(libpq_message, "database"))
     fix = "create the database first (createdb -h HOST -p PORT -U USER DATABASE) or name an existing one in the URL";
-  else if (contains(libpq_message, "invalid") || contains(libpq_message, "missing"))
-    fix = "write the URL as postgresql://USER:PASSWORD@HOST:PORT/DATABASE";
+  else if (contains(libpq_message, "invalid") || contains(libpq_message, "missing") || contains(libpq_message, "URI"))
+    fix = "write the URL as postgresql://USER:PASSWORD@HOST:PORT/DATABASE?key=value, percent-encoding what is not "
+          "a letter or digit in the password and the values (%40 for @, %2F for /, %20 for a space, %3D for =)";
   else
     fix = "start PostgreSQL there, or correct the host and port in the URL; check that the server accepts TCP "
           "connections from this host (listen_addresses, pg_hba.conf)";
-  return UserError::at(location, "storage", "cannot connect to PostgreSQL (" + trimmed(libpq_message) + ")", fix);
+  return UserError::at(location, "storage", "cannot connect to PostgreSQL (" + shown + ")", fix);
 }
 
 // SQLSTATEs a retry on a fresh connection or a fresh transaction may cure:
@@ -49,6 +51,10 @@ std::optional<std::string> user_fix(const std::string& state) {
   if (state == "25006") return "point the URL at a writable (primary) server";
   if (state.rfind("53", 0) == 0) return "free disk space or memory on the PostgreSQL server, or raise max_connections";
   if (state == "57014") return "the statement was cancelled on the server (statement_timeout?); rerun";
+  if (state == "22001")
+    return "shorten the study's name, the parameters' names and the attributes' keys to at most 512 characters "
+           "(Optuna's schema)";
+  if (state == "3F000") return "create the schema the URL's search_path names (CREATE SCHEMA name), or remove the option";
   return std::nullopt;
 }
 
@@ -88,6 +94,10 @@ PostgresConnection::PostgresConnection(const std::string& url, PostgresOptions o
   connect_or_throw();
 }
 
+std::string PostgresConnection::printable(const std::string& libpq_message) const {
+  return trimmed(without_url_secrets(libpq_message, url_));
+}
+
 PostgresConnection::~PostgresConnection() {
   if (connection_) libpq_.PQfinish(connection_);
 }
@@ -100,11 +110,17 @@ void PostgresConnection::connect_or_throw() {
   const char* values[] = {timeout.c_str(), "bfhpo", url_.c_str(), nullptr};
   connection_ = libpq_.PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
   if (!connection_) throw std::bad_alloc();
-  if (libpq_.PQstatus(connection_) != CONNECTION_OK) throw connection_error(location_, libpq_.PQerrorMessage(connection_));
+  if (libpq_.PQstatus(connection_) != CONNECTION_OK) {
+    const std::string message = libpq_.PQerrorMessage(connection_);
+    throw connection_error(location_, message, printable(message));
+  }
   libpq_.PQsetNoticeProcessor(connection_, [](void*, const char*) {}, nullptr);
   // Floats as text in their shortest form that reads back exactly, whatever the server's default.
   PostgresResult set(libpq_.PQexec(connection_, "SET extra_float_digits = 3"), libpq_);
-  if (set.status() != PGRES_COMMAND_OK) throw connection_error(location_, set.error_message(libpq_.PQerrorMessage(connection_)));
+  if (set.status() != PGRES_COMMAND_OK) {
+    const std::string message = set.error_message(libpq_.PQerrorMessage(connection_));
+    throw connection_error(location_, message, printable(message));
+  }
 }
 
 std::chrono::steady_clock::time_point PostgresConnection::retry_deadline() const {
@@ -147,11 +163,36 @@ PostgresResult PostgresConnection::run(const std::string& sql, const std::vector
                         libpq_);
   const int status = result.status();
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return result;
-  const std::string message = trimmed(result.error_message(libpq_.PQerrorMessage(connection_)));
+  const std::string message = printable(result.error_message(libpq_.PQerrorMessage(connection_)));
   const std::string state = result.sqlstate();
   if (libpq_.PQstatus(connection_) != CONNECTION_OK || retryable_state(state)) throw Retryable{message};
   if (auto fix = user_fix(state)) throw UserError::at(location_, "storage", "PostgreSQL: " + message, *fix);
   throw PostgresError(location_ + ": PostgreSQL: " + message + " (in: " + sql + ")", state);
+}
+
+bool PostgresConnection::commit(std::chrono::steady_clock::time_point deadline, int attempt) {
+  const PostgresResult id = run("SELECT txid_current_if_assigned()", {});
+  const Param xid = id.is_null(0, 0) ? Param() : Param(id.text(0, 0));
+  try {
+    run("COMMIT", {});
+    in_transaction_ = false;
+    return true;
+  } catch (const Retryable& lost) {
+    in_transaction_ = false;
+    reconnect(lost.reason, deadline, attempt);
+    if (!xid) return false;  // it wrote nothing: running it again repeats nothing
+    for (;;) {
+      // Until the old backend has finished the COMMIT (a dropped network may leave it running).
+      const std::string status = exec("SELECT coalesce(txid_status($1::bigint), 'aborted')", {xid}).text(0, 0);
+      if (status != "in progress") return status == "committed";
+      if (std::chrono::steady_clock::now() >= deadline)
+        throw UserError::at(location_, "storage",
+                            "lost the connection to PostgreSQL during a COMMIT and the server still has it in "
+                            "progress after " + std::to_string(static_cast<int>(options_.reconnect_window_s)) + " s",
+                            "check the server (pg_stat_activity), then rerun");
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
 }
 
 PostgresResult PostgresConnection::exec(const std::string& sql, const std::vector<Param>& params) {

@@ -12,10 +12,14 @@
 //   (the server restarted, the network dropped, the backend was terminated)
 //   or because the server chose it as a deadlock / serialization victim is
 //   run again on a fresh connection, backing off from 0.1 s to 5 s, for up to
-//   PostgresOptions::reconnect_window_s; after that, a UserError. A transaction's body
-//   therefore runs again from the start (its first run rolled back) and is
-//   told it is a retry: a loss during COMMIT leaves it unknown whether the
-//   first run committed.
+//   PostgresOptions::reconnect_window_s; after that, a UserError. A statement
+//   run on its own is simply run again, so callers make each one idempotent
+//   (an upsert, a read). A transaction commits exactly once: cut before its
+//   COMMIT, it was rolled back and its body runs again from the start, told
+//   it is a retry; cut during its COMMIT, whether it committed is asked of
+//   the server after reconnecting (txid_status of the transaction's id, as
+//   PostgreSQL's documentation prescribes), and a committed one is not run
+//   again.
 // - Server conditions a user fixes (permission denied, disk full, read-only
 //   server, too many connections) are UserErrors; any other SQL error is a
 //   PostgresError (a bug: it crashes loudly).
@@ -87,7 +91,8 @@ class PostgresConnection {
 
   // Runs body(retried) between BEGIN and COMMIT and returns what it returns.
   // On an exception from body, ROLLBACK and rethrow. `retried` is true when
-  // an earlier run was cut by a lost connection or chosen as a deadlock victim.
+  // an earlier run was rolled back: cut by a lost connection or chosen as a
+  // deadlock victim.
   template <class Body>
   auto transaction(Body&& body) -> decltype(body(false));
 
@@ -101,6 +106,11 @@ class PostgresConnection {
   };
   PostgresResult run(const std::string& sql, const std::vector<Param>& params);
   void connect_or_throw();
+  // Commits the open transaction; false when it did not commit and its body
+  // must run again (see the contract above).
+  bool commit(std::chrono::steady_clock::time_point deadline, int attempt);
+  // A message of libpq's on one line, without the URL's secrets (libpq may echo the URL).
+  std::string printable(const std::string& libpq_message) const;
   // Waits and reconnects until `deadline`; UserError after it.
   void reconnect(const std::string& reason, std::chrono::steady_clock::time_point deadline, int attempt);
   std::chrono::steady_clock::time_point retry_deadline() const;
@@ -124,14 +134,10 @@ auto PostgresConnection::transaction(Body&& body) -> decltype(body(false)) {
       in_transaction_ = true;
       if constexpr (std::is_void_v<decltype(body(false))>) {
         body(attempt > 0);
-        run("COMMIT", {});
-        in_transaction_ = false;
-        return;
+        if (commit(deadline, attempt)) return;
       } else {
         auto result = body(attempt > 0);
-        run("COMMIT", {});
-        in_transaction_ = false;
-        return result;
+        if (commit(deadline, attempt)) return result;
       }
     } catch (const Retryable& lost) {
       in_transaction_ = false;

@@ -251,14 +251,13 @@ class PostgresStorage final : public Storage {
 
   bool set_trial_state_values(int trial_id, TrialState state, std::optional<double> value) override {
     writable();
-    const bool changed = connection_.transaction([&](bool retried) {
+    const bool changed = connection_.transaction([&](bool) {
       const PostgresResult current =
           connection_.exec("SELECT state FROM trials WHERE trial_id = $1 FOR UPDATE", {std::to_string(trial_id)});
       if (current.rows() == 0) throw std::out_of_range("PostgreSQL storage: no trial " + std::to_string(trial_id));
       const TrialState now = state_from_optuna(current.text(0, 0));
       const bool finished = now == TrialState::Complete || now == TrialState::Pruned || now == TrialState::Fail;
-      // After a lost COMMIT, the first run may have gone through: that is this very change.
-      if (finished) return retried && now == state;
+      if (finished) return false;
       if (state == TrialState::Running && now != TrialState::Waiting) return false;
       if (value) write_value(trial_id, *value);
       std::string set = "UPDATE trials SET state = $2";

@@ -16,6 +16,13 @@
 // - datetimes as naive UTC (Optuna >= 3.2's convention).
 // Finished trials are cached (they never change); a sync reads the study's
 // new trials and its unfinished ones again, in one statement.
+//
+// A server restarted or a connection dropped in the middle of a study: each
+// call reconnects with backoff (postgres_connection.hpp). Writes made of
+// several statements (creating and claiming trials, finishing one) are one
+// transaction each, committed exactly once; each write of one statement is
+// an upsert or guarded by the trial's state, so running it again after a
+// lost connection changes nothing more. No trial is created twice or lost.
 #pragma once
 
 #include "hpo/storage/storage.hpp"

@@ -31,7 +31,7 @@ before="$(sha256sum < "$WORK/demo.json.journal")"
 
 sed 's/"name": "demo"/"name": "other"/' "$WORK/demo.json" > "$WORK/other.json"
 cp "$WORK/demo.json.journal" "$WORK/other.json.journal"
-expect_user_error "holds study 'demo', not 'other'" "$BFHPO" ask "$WORK/other.json"
+expect_user_error "no study 'other' in this storage (it holds 'demo')" "$BFHPO" status "$WORK/other.json"
 [ "$before" = "$(sha256sum < "$WORK/other.json.journal")" ] || fail "another study's journal was changed"
 
 { head -c 20 "$WORK/demo.json.journal"; echo; cat "$WORK/demo.json.journal"; } > "$WORK/corrupt.journal"

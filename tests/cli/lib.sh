@@ -85,6 +85,17 @@ $script
 PY
 }
 
+# start_workers STUDY N: N `bfhpo optimize STUDY` in the background (output in
+# $WORK/workerK.out, .err), their pids in WORKER_PIDS (and BG_PIDS).
+start_workers() {
+  WORKER_PIDS=()
+  for w in $(seq "$2"); do
+    "$BFHPO" optimize "$1" > "$WORK/worker$w.out" 2> "$WORK/worker$w.err" &
+    WORKER_PIDS+=($!)
+    BG_PIDS="$BG_PIDS $!"
+  done
+}
+
 # wait_for_line FILE PATTERN [SECONDS]: polls until FILE has a line matching PATTERN.
 wait_for_line() {
   local deadline=$((SECONDS + ${3:-60}))

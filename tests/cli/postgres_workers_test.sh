@@ -30,12 +30,8 @@ until [ "$(pg_sql "$URL" "SELECT count(*) FROM trials" 2>/dev/null || echo 0)" -
   sleep 0.1
 done
 
-pids=()
-for w in 1 2 3 4; do
-  "$BFHPO" optimize "$WORK/tiny.json" > "$WORK/worker$w.out" 2> "$WORK/worker$w.err" &
-  pids+=($!)
-  BG_PIDS="$BG_PIDS $!"
-done
+start_workers "$WORK/tiny.json" 4
+pids=("${WORKER_PIDS[@]}")
 victim="${pids[0]}"
 deadline=$((SECONDS + 60))
 until [ "$(pg_sql "$URL" "SELECT count(*) FROM trial_intermediate_values v JOIN trial_system_attributes a

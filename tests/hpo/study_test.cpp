@@ -353,7 +353,7 @@ TEST_CASE("one seed, one worker: the same sequence, two workers on one journal: 
   CHECK(kind_b == 5);
 }
 
-TEST_CASE("opening: a journal of another study or a missing journal is a UserError and writes nothing") {
+TEST_CASE("opening: a missing journal or study is a UserError naming the studies there and writes nothing") {
   ScratchStudy scratch("open");
   StudySpec spec = scratch.spec();
   CHECK_THROWS_AS(Study(spec, make_sampler(spec), Study::Open::MustExist), bfhpo::UserError);
@@ -362,8 +362,34 @@ TEST_CASE("opening: a journal of another study or a missing journal is a UserErr
   StudySpec other = spec;
   other.name = "someone-else";
   auto size = std::filesystem::file_size(spec.storage);
-  CHECK_THROWS_WITH(open(other), Catch::Contains("holds study 'unit'"));
+  CHECK_THROWS_WITH(Study(other, make_sampler(other), Study::Open::MustExist),
+                    Catch::Contains("no study 'someone-else'") && Catch::Contains("it holds 'unit'"));
+  CHECK_THROWS_WITH(Study(other, nullptr, Study::Open::ReadOnly), Catch::Contains("it holds 'unit'"));
   CHECK(std::filesystem::file_size(spec.storage) == size);
+}
+
+TEST_CASE("a storage holds many studies, as in Optuna: each is selected by its name") {
+  ScratchStudy scratch("many");
+  StudySpec first = scratch.spec(3);
+  StudySpec second = first;
+  second.name = "second";
+  second.direction = StudyDirection::Maximize;
+  Study a = open(first);
+  const AskedTrial a0 = a.ask();
+  a.tell(a0.number, TrialState::Complete, 1.0);
+  Study b = open(second);
+  for (int i = 0; i < 2; ++i) {
+    const AskedTrial t = b.ask();
+    CHECK(t.number == i);  // numbers count within a study
+    b.tell(t.number, TrialState::Complete, 10.0 + i);
+  }
+  CHECK(a.trials().size() == 1);
+  CHECK(b.trials().size() == 2);
+  CHECK(b.best_trial()->value == 11.0);
+  Study reopened(first, nullptr, Study::Open::ReadOnly);
+  REQUIRE(reopened.trials().size() == 1);
+  CHECK(reopened.trials()[0].value == 1.0);
+  CHECK(reopened.storage().studies().size() == 2);
 }
 
 TEST_CASE("the timeout is measured from opening the study") {

@@ -5,10 +5,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <thread>
 
 using namespace bfhpo::hpo;
 using bfhpo::hpo::testing::TestDatabase;
@@ -136,4 +138,49 @@ TEST_CASE("a connection that cannot be restored within the window is a UserError
   CHECK(message.find(password_of(url)) == std::string::npos);
   CHECK(waited >= 1.0);
   CHECK(waited < 10.0);
+}
+
+TEST_CASE("a transaction whose COMMIT went through but whose answer was lost is not run again") {
+  TestDatabase db;
+  PostgresConnection admin(db.url());
+  // A COMMIT that waits for a standby that never comes: the transaction is
+  // committed on the server, then its backend is terminated before it answers.
+  struct WaitForAStandby {
+    explicit WaitForAStandby(PostgresConnection& admin) : admin(admin) {
+      admin.exec("ALTER SYSTEM SET synchronous_standby_names = 'bfhpo_no_such_standby'");
+      admin.exec("SELECT pg_reload_conf()");
+    }
+    ~WaitForAStandby() {
+      admin.exec("ALTER SYSTEM RESET synchronous_standby_names");
+      admin.exec("SELECT pg_reload_conf()");
+    }
+    PostgresConnection& admin;
+  } standby(admin);
+  PostgresConnection connection(db.url(), PostgresOptions{5, 2});
+  connection.exec("CREATE TABLE t (x INTEGER)");
+  int runs = 0;
+  std::atomic<bool> finished{false};
+  std::thread terminator([&] {  // every COMMIT that waits for the standby loses its connection
+    while (!finished) {
+      admin.exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                 "WHERE wait_event = 'SyncRep' AND datname = current_database()");
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  std::string error;
+  try {
+    connection.transaction([&](bool) {
+      ++runs;
+      connection.exec("SET LOCAL synchronous_commit = on");
+      connection.exec("INSERT INTO t VALUES (1)");
+    });
+  } catch (const bfhpo::UserError& e) {
+    error = e.what();  // run again and again, each COMMIT cut, until the reconnect window closed
+  }
+  finished = true;
+  terminator.join();
+  CHECK(error.empty());
+  CHECK(runs == 1);
+  CHECK(connection.reconnects() == 1);
+  CHECK(connection.exec("SELECT count(*) FROM t").integer(0, 0) == 1);
 }
