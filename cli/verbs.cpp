@@ -146,7 +146,7 @@ const std::vector<Verb>& verbs() {
        "STUDY.json [--params PARAMS.json] [--epochs N] [--seed S] [--out DIR] [--json]", Side::Training, train_options},
       {"infer", "posterior draws of every item's parameters for a real response matrix",
        "MODEL_DIR|STUDY.json --data responses.csv [--draws N] [--seed S] [--format csv|json] [--out F] [--draws-out F]"
-       " [--storage URL]",
+       " [--id-column NAME] [--storage URL]",
        Side::Training, infer_options},
   };
   return all;

@@ -1,13 +1,19 @@
 #include "trials/posterior_inference.hpp"
 
 #include "common/config_reader.hpp"
+#include "common/csv_field.hpp"
 #include "common/user_error.hpp"
+#include "hpo/storage/postgres_url.hpp"
 #include "hpo/study.hpp"
+#include "memory/estimate.hpp"
+#include "memory/meter.hpp"
 #include "models/simulators/item_response_model.hpp"
 #include "trials/export.hpp"
+#include "trials/study_settings.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iomanip>
 #include <sstream>
 
@@ -20,6 +26,7 @@ struct ModelFiles {
   json config;
   std::filesystem::path weights;
   std::string source;
+  std::vector<std::filesystem::path> read;  // the files the configuration came from
 };
 
 ModelFiles train_output_files(const std::filesystem::path& dir) {
@@ -27,7 +34,7 @@ ModelFiles train_output_files(const std::filesystem::path& dir) {
   if (!std::filesystem::exists(config_file))
     throw UserError(dir.string() + ": no config.json in this folder. Fix: give a folder `bfhpo train` wrote, "
                                    "or a training study file");
-  return {read_config_file(config_file, "model configuration"), dir / "weights.pt", config_file.string()};
+  return {read_config_file(config_file, "model configuration"), dir / "weights.pt", config_file.string(), {config_file}};
 }
 
 ModelFiles best_trial_files(const std::filesystem::path& study_file, const std::optional<std::string>& storage) {
@@ -36,11 +43,68 @@ ModelFiles best_trial_files(const std::filesystem::path& study_file, const std::
     throw UserError::at(study_file.string(), "simulator", "not a training study, so it has no trained model",
                         "give a training study or a folder `bfhpo train` wrote");
   hpo::Study study(spec, nullptr, hpo::Study::Open::ReadOnly);
+  if (!hpo::best_of(study.trials(), spec.direction))
+    throw UserError(study_file.string() + ": the study has no COMPLETE trial yet, so no trained model. Fix: run "
+                                          "`bfhpo optimize " + study_file.string() + "` until a trial completes, "
+                                          "or give a folder `bfhpo train` wrote");
   const json best = best_configuration_json(spec, study.trials());
   if (!best["weights"].is_string())
     throw UserError(study_file.string() + ": the best trial (" + best["trial"].dump() +
                     ") saved no weights. Fix: run `bfhpo optimize` with this version, or `bfhpo train --params`");
-  return {best["config"], best["weights"].get<std::string>(), study_file.string()};
+  std::vector<std::filesystem::path> read{study_file};
+  if (!hpo::is_postgres_url(spec.storage.string())) read.push_back(spec.storage);
+  return {best["config"], best["weights"].get<std::string>(), study_file.string(), read};
+}
+
+// The first line of an exception's message: LibTorch's without its C++ backtrace.
+std::string first_line(const std::exception& error) {
+  const auto* torch_error = dynamic_cast<const c10::Error*>(&error);
+  const std::string message = torch_error ? torch_error->what_without_backtrace() : error.what();
+  return message.substr(0, message.find('\n'));
+}
+
+std::string shape_text(const torch::IntArrayRef sizes) {
+  std::string text = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) text += (i ? ", " : "") + std::to_string(sizes[i]);
+  return text + "]";
+}
+
+// Every parameter and buffer of `module`, by name.
+torch::OrderedDict<std::string, torch::Tensor> named_tensors(const torch::nn::Module& module) {
+  auto tensors = module.named_parameters();
+  for (const auto& buffer : module.named_buffers()) tensors.insert(buffer.key(), buffer.value());
+  return tensors;
+}
+
+// Reads `weights` into `approximator`, built from the configuration in
+// `config_source`. LibTorch's load gives each tensor the file's whatever its
+// shape, so the shapes are compared here: a mismatch, a tensor the file
+// lacks, and a file LibTorch cannot read are UserErrors naming the weights.
+void load_weights(models::ContinuousApproximatorImpl& approximator, const std::filesystem::path& weights,
+                  const std::string& config_source) {
+  std::vector<std::vector<int64_t>> configured_sizes;
+  for (const auto& tensor : named_tensors(approximator)) configured_sizes.push_back(tensor->sizes().vec());
+  torch::serialize::InputArchive archive;
+  try {
+    archive.load_from(weights.string(), torch::kCPU);
+  } catch (const std::exception& error) {  // c10::Error from the zip reader; TorchScript's own from a damaged archive
+    throw UserError(weights.string() + ": not weights LibTorch can read (" + first_line(error) +
+                    "): the file is empty, cut short or corrupt. Fix: train again (`bfhpo train`, or `bfhpo "
+                    "optimize` for a study's trial), or copy the weights.pt again from where they were trained");
+  }
+  const std::string mismatch =
+      weights.string() + ": these weights do not belong to the configuration in " + config_source;
+  const std::string fix = ". Fix: restore the configuration the weights were trained with, or train again";
+  try {
+    approximator.load(archive);
+  } catch (const std::exception& error) {
+    throw UserError(mismatch + " (" + first_line(error) + ")" + fix);
+  }
+  const auto loaded = named_tensors(approximator);
+  for (size_t i = 0; i < loaded.size(); ++i)
+    if (loaded[i].value().sizes() != torch::IntArrayRef(configured_sizes[i]))
+      throw UserError(mismatch + ": '" + loaded[i].key() + "' is " + shape_text(loaded[i].value().sizes()) +
+                      " in the weights, " + shape_text(configured_sizes[i]) + " in the configuration" + fix);
 }
 
 double quantile(const std::vector<double>& sorted, double q) {
@@ -98,6 +162,58 @@ std::string percent(double share) {
   std::ostringstream out;
   out << std::setprecision(3) << 100.0 * share << "%";
   return out.str();
+}
+
+constexpr double kMb = 1024.0 * 1024.0;
+
+// Bytes held at most per draw of one item (a flow row), every term in the
+// order infer_posterior allocates it:
+//   - a flow pass under no-grad (the draws, then their log q): the context
+//     repeated per draw [C], the row and a few temporaries [4 D + 2], one
+//     subnet's widest moment (its input, a Linear's output and activation);
+//   - the draws of a round, those kept, those outside the support, their
+//     cat and the result [5 D];
+//   - the prior's log-density in double, over parameters and thresholds [2 (D + K)];
+//   - log q [1], and the summary's double copies of one parameter [4];
+//   - the draw's CSV line (the item's name, its index, D + 1 numbers of at
+//     most 16 characters) three times: a string stream doubles its buffer
+//     as it grows, and str() copies it.
+double bytes_per_draw(const TrialConfig& config, size_t item_name_bytes) {
+  const auto& spec = config.approximator;
+  const double d = static_cast<double>(spec.param_dim), context = static_cast<double>(spec.context_dim());
+  const double width = static_cast<double>(spec.flow.subnet_width);
+  const double subnet_input = d - std::floor(d / 2) + context;
+  const double widest = spec.flow.subnet_depth > 0 ? std::max(subnet_input + 2 * width, 3 * width) : subnet_input + 2 * d;
+  const double floats = context + 4 * d + 2 + widest + 5 * d + 1;
+  const double doubles = 2 * (d + static_cast<double>(spec.n_categories)) + 4;
+  const double csv_line = static_cast<double>(item_name_bytes) + 2 + 20 + (d + 1) * 17 + 1;
+  return 4 * floats + 8 * doubles + 3 * csv_line;
+}
+
+// The summary network over [1, P, J] under no-grad is bounded by a training
+// step's estimate at batch 1 (which also keeps what backward needs): the
+// per-item stage over every cell and the attention's [heads, J, J] scores.
+double summary_mb(const TrialConfig& config, int64_t persons, int64_t items) {
+  return memory::estimate_peak_memory_mb(config.approximator, memory::StepShape{1, items, persons});
+}
+
+// The largest value in [low, high] for which `fits` holds (`fits` holds at low, and is monotone), by bisection.
+template <typename Fits>
+int64_t largest_fitting(int64_t low, int64_t high, const Fits& fits) {
+  while (low < high) {
+    const int64_t middle = low + (high - low + 1) / 2;
+    if (fits(middle))
+      low = middle;
+    else
+      high = middle - 1;
+  }
+  return low;
+}
+
+std::string whole_mb(double mb) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.0f MB", std::ceil(mb));
+  return text;
 }
 
 constexpr int kMaxProposalRounds = 50;
@@ -162,14 +278,14 @@ TrainedModel load_trained_model(const std::filesystem::path& model_dir_or_study,
   TrainedModel model;
   model.config = parse_trial_config(files.config, files.source);
   model.weights = files.weights;
+  model.files = files.read;
+  model.files.push_back(files.weights);
   if (!std::filesystem::is_regular_file(model.weights))
     throw UserError(model.weights.string() + ": the weights are missing. Fix: train again, or give the folder "
                                              "that holds them");
   model.config.approximator.memory = models::MemoryConfig{};
   model.approximator = models::make_approximator(model.config.approximator);
-  torch::serialize::InputArchive archive;
-  archive.load_from(model.weights.string(), torch::kCPU);
-  model.approximator->load(archive);
+  load_weights(*model.approximator, model.weights, files.source);
   model.approximator->eval();
   return model;
 }
@@ -179,8 +295,52 @@ ResponseFormat response_format(const TrainedModel& model) {
           model.config.simulator.missing.any()};
 }
 
-PosteriorDraws infer_posterior(TrainedModel& model, const ResponseMatrix& data, int64_t n_draws, uint64_t seed) {
+double inference_memory_mb(const TrainedModel& model, int64_t persons, int64_t items, int64_t draws,
+                           size_t longest_item_name) {
+  const double rows = static_cast<double>(items) * static_cast<double>(draws);
+  return summary_mb(model.config, persons, items) + rows * bytes_per_draw(model.config, longest_item_name) / kMb;
+}
+
+double default_inference_budget_mb() {
+  MemorySettings settings;
+  settings.budget_auto = true;
+  return *settings.budget_for(memory::device_total_bytes(torch::kCPU));
+}
+
+void check_inference_memory(const TrainedModel& model, const ResponseMatrix& data, int64_t n_draws,
+                            std::optional<double> memory_budget_mb) {
+  const double budget_mb = memory_budget_mb.value_or(default_inference_budget_mb());
+  const int64_t persons = data.responses.size(0), items = data.responses.size(1);
+  size_t longest_name = 0;
+  for (const auto& name : data.item_names) longest_name = std::max(longest_name, name.size());
+  const auto need_mb = [&](int64_t p, int64_t j, int64_t n) { return inference_memory_mb(model, p, j, n, longest_name); };
+  if (need_mb(persons, items, n_draws) <= budget_mb) return;
+  const std::string over = " need about " + whole_mb(need_mb(persons, items, n_draws)) +
+                           ", more than infer's memory budget of " + whole_mb(budget_mb) +
+                           (memory_budget_mb ? "" : " (0.9 of this machine's memory)");
+  constexpr int64_t kFewestDraws = 2;
+  if (need_mb(persons, items, kFewestDraws) <= budget_mb) {
+    const int64_t fitting = largest_fitting(kFewestDraws, n_draws, [&](int64_t n) { return need_mb(persons, items, n) <= budget_mb; });
+    throw UserError("bfhpo infer: --draws " + std::to_string(n_draws) + ": " + std::to_string(items) + " items x " +
+                    std::to_string(n_draws) + " draws" + over + ". Fix: --draws " + std::to_string(fitting) +
+                    " or fewer");
+  }
+  const bool one_item_fits = need_mb(persons, 1, kFewestDraws) <= budget_mb;
+  const std::string fix =
+      one_item_fits
+          ? "infer on at most " +
+                std::to_string(largest_fitting(1, items, [&](int64_t j) { return need_mb(persons, j, n_draws) <= budget_mb; })) +
+                " items at a time: split the columns into several files"
+          : "infer on fewer persons at a time: split the rows into several files";
+  throw UserError(data.source + ": " + std::to_string(persons) + " persons x " + std::to_string(items) + " items" +
+                  over + " (the summary network's attention across items grows with the square of their number). "
+                  "Fix: " + fix);
+}
+
+PosteriorDraws infer_posterior(TrainedModel& model, const ResponseMatrix& data, int64_t n_draws, uint64_t seed,
+                               std::optional<double> memory_budget_mb) {
   if (n_draws < 2) throw UserError("bfhpo infer: --draws must be at least 2. Fix: give --draws 1000");
+  check_inference_memory(model, data, n_draws, memory_budget_mb);
   PosteriorDraws out;
   out.item_names = data.item_names;
   out.seed = seed;
@@ -231,7 +391,7 @@ std::string PosteriorDraws::summary_csv() const {
   for (size_t j = 0; j < item_names.size(); ++j)
     for (const auto& parameter : reported_parameters(parameter_names)) {
       const Summary s = summarize(parameter_draws(draws, parameter_names, static_cast<int64_t>(j), parameter));
-      out << item_names[j] << "," << parameter << "," << s.mean << "," << s.sd << "," << s.q025 << "," << s.q50
+      out << csv_field(item_names[j]) << "," << parameter << "," << s.mean << "," << s.sd << "," << s.q025 << "," << s.q50
           << "," << s.q975 << "\n";
     }
   return out.str();
@@ -248,7 +408,7 @@ std::string PosteriorDraws::draws_csv() const {
   const auto lp = lp_tensor.accessor<float, 2>();
   for (int64_t j = 0; j < d.size(0); ++j)
     for (int64_t k = 0; k < d.size(1); ++k) {
-      out << item_names[static_cast<size_t>(j)] << "," << k;
+      out << csv_field(item_names[static_cast<size_t>(j)]) << "," << k;
       for (int64_t p = 0; p < d.size(2); ++p) out << "," << d[j][k][p];
       out << "," << lp[j][k] << "\n";
     }

@@ -17,6 +17,14 @@
 // A data set with more or fewer items or persons than the model trained on,
 // or a share of missing cells more than 5 points outside its trained rates,
 // is inferred all the same, with a warning naming the trained range.
+//
+// Nothing is allocated before the memory a data set and a number of draws
+// need (inference_memory_mb) is checked against infer's budget: the summary
+// network grows with persons x items and, through the attention across
+// items, with items squared; the draws, their log q and their CSV with items
+// x draws. Over it, a UserError says how many draws, or items, would fit.
+// Weights that LibTorch cannot read, or that are not those of the
+// configuration beside them, are UserErrors naming the weights file.
 #pragma once
 
 #include "models/approximator.hpp"
@@ -37,6 +45,7 @@ struct TrainedModel {
   TrialConfig config;
   std::shared_ptr<models::ContinuousApproximatorImpl> approximator;  // eval mode, CPU, unchunked
   std::filesystem::path weights;
+  std::vector<std::filesystem::path> files;  // every file it was read from: configuration, journal, weights
 };
 
 // `storage_override`: the study's storage instead of its file's "storage" (the CLI's --storage).
@@ -59,11 +68,27 @@ struct PosteriorDraws {
   // when the model has log_a.
   nlohmann::json summary_json() const;
   // The same as CSV: item,parameter,mean,sd,q2.5,q50,q97.5 (rows by item, then a, log_a, b, ...).
+  // An item's name is quoted as RFC 4180 does (common/csv_field.hpp), here and in draws_csv.
   std::string summary_csv() const;
   // Every draw: item,draw,<parameters>,log_prob with 9 significant digits (float32 round-trips).
   std::string draws_csv() const;
 };
 
-PosteriorDraws infer_posterior(TrainedModel& model, const ResponseMatrix& data, int64_t n_draws, uint64_t seed);
+// At most the memory, in MB, that infer_posterior and the CSV of its draws
+// hold at once for `persons` x `items` responses and `draws` draws per item
+// whose longest item name has `longest_item_name` bytes (an upper bound).
+double inference_memory_mb(const TrainedModel& model, int64_t persons, int64_t items, int64_t draws,
+                           size_t longest_item_name);
+// infer's budget when none is given: 0.9 of the machine's memory, as the
+// study setting memory.budget_mb "auto" is on the CPU.
+double default_inference_budget_mb();
+// A UserError when inference_memory_mb exceeds the budget (none: the default
+// one), naming the data file and the largest --draws, or number of items, that fits.
+void check_inference_memory(const TrainedModel& model, const ResponseMatrix& data, int64_t n_draws,
+                            std::optional<double> memory_budget_mb = std::nullopt);
+
+// check_inference_memory, then the draws.
+PosteriorDraws infer_posterior(TrainedModel& model, const ResponseMatrix& data, int64_t n_draws, uint64_t seed,
+                               std::optional<double> memory_budget_mb = std::nullopt);
 
 }  // namespace bfhpo::trials

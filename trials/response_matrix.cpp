@@ -53,18 +53,50 @@ std::string trimmed(const std::string& field) {
   size_t begin = 0, end = field.size();
   while (begin < end && std::isspace(static_cast<unsigned char>(field[begin]))) ++begin;
   while (end > begin && std::isspace(static_cast<unsigned char>(field[end - 1]))) --end;
-  std::string out = field.substr(begin, end - begin);
-  if (out.size() >= 2 && out.front() == '"' && out.back() == '"') out = out.substr(1, out.size() - 2);
-  return out;
+  return field.substr(begin, end - begin);
 }
 
-std::vector<std::string> split(const std::string& line, char delimiter) {
+// The fields of line `number`, as RFC 4180 quotes them: a field in double
+// quotes may hold the delimiter, and "" in it is one quote. Spaces around a
+// field are dropped.
+std::vector<std::string> split(const std::filesystem::path& file, size_t number, const std::string& line,
+                               char delimiter) {
+  const auto skip_spaces = [&](size_t i) {
+    while (i < line.size() && line[i] != delimiter && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    return i;
+  };
   std::vector<std::string> fields;
-  std::string field;
-  std::istringstream in(line);
-  while (std::getline(in, field, delimiter)) fields.push_back(trimmed(field));
-  if (!line.empty() && line.back() == delimiter) fields.emplace_back();
-  return fields;
+  for (size_t i = 0;; ++i) {
+    i = skip_spaces(i);
+    if (i < line.size() && line[i] == '"') {
+      std::string field;
+      for (++i;; ++i) {
+        if (i >= line.size())
+          throw UserError(where(file, number, fields.size() + 1) +
+                          ": a quoted field is not closed on its line. Fix: end it with a double quote (a quote "
+                          "inside it written twice: \"\"), or keep line breaks out of names");
+        if (line[i] != '"') {
+          field += line[i];
+        } else if (i + 1 < line.size() && line[i + 1] == '"') {
+          field += '"';
+          ++i;
+        } else {
+          break;
+        }
+      }
+      i = skip_spaces(i + 1);
+      if (i < line.size() && line[i] != delimiter)
+        throw UserError(where(file, number, fields.size() + 1) +
+                        ": text after a quoted field's closing quote. Fix: quote the whole field, a quote inside "
+                        "it written twice (\"\")");
+      fields.push_back(field);
+    } else {
+      const size_t end = std::min(line.find(delimiter, i), line.size());
+      fields.push_back(trimmed(line.substr(i, end - i)));
+      i = end;
+    }
+    if (i >= line.size()) return fields;
+  }
 }
 
 std::string lowercase(std::string text) {
@@ -81,8 +113,11 @@ bool is_id_name(const std::string& name) {
 
 ResponseMatrix read_response_matrix(const std::filesystem::path& file, const std::string& id_column,
                                     const ResponseFormat& format) {
-  const std::string text =
+  std::string text =
       read_input_file(file, {"response file", "the path of a CSV or TSV file of responses", kMaxResponseFileBytes});
+  // A UTF-8 byte order mark (spreadsheets write one) is not part of the first name.
+  const std::string byte_order_mark = "\xEF\xBB\xBF";
+  if (text.compare(0, byte_order_mark.size(), byte_order_mark) == 0) text.erase(0, byte_order_mark.size());
   require_text(file, text);
 
   std::vector<std::pair<size_t, std::string>> lines;  // (line number, content), blank lines dropped
@@ -100,7 +135,7 @@ ResponseMatrix read_response_matrix(const std::filesystem::path& file, const std
 
   const bool tab = file.extension() == ".tsv" || lines.front().second.find('\t') != std::string::npos;
   const char delimiter = tab ? '\t' : ',';
-  const std::vector<std::string> header = split(lines.front().second, delimiter);
+  const std::vector<std::string> header = split(file, lines.front().first, lines.front().second, delimiter);
   const size_t header_line = lines.front().first;
 
   std::optional<size_t> id_index;
@@ -114,6 +149,7 @@ ResponseMatrix read_response_matrix(const std::filesystem::path& file, const std
                     "' in the header. Fix: give --id-column one of the header's names, or leave it out");
 
   ResponseMatrix matrix;
+  matrix.source = file.string();
   std::vector<size_t> item_columns;
   std::set<std::string> seen;
   for (size_t c = 0; c < header.size(); ++c) {
@@ -141,7 +177,7 @@ ResponseMatrix read_response_matrix(const std::filesystem::path& file, const std
   observed.reserve(persons * item_columns.size());
   for (size_t row = 1; row < lines.size(); ++row) {
     const auto& [number, line] = lines[row];
-    const auto fields = split(line, delimiter);
+    const auto fields = split(file, number, line, delimiter);
     if (fields.size() != header.size())
       throw UserError(where(file, number, 1) + ": " + std::to_string(fields.size()) + " fields, the header has " +
                       std::to_string(header.size()) + ". Fix: one field per header column on every line" +

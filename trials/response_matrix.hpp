@@ -6,8 +6,9 @@
 // a tab for *.tsv files and for files whose header holds a tab, else a comma.
 // An optional person-id column is the one named `id_column`, or, when that is
 // empty, a header cell named id, person, person_id or respondent (any case).
-// Fields may be wrapped in double quotes; blank lines are skipped; CRLF is
-// accepted.
+// A field may be quoted as RFC 4180 does (in double quotes it may hold the
+// delimiter, and "" is a quote), but not across lines; blank lines are
+// skipped; CRLF and a leading UTF-8 byte order mark are accepted.
 //
 // The file is read by common/input_file.hpp: a regular file of at most
 // kMaxResponseFileBytes (not a FIFO, a device, a directory).
@@ -34,6 +35,7 @@ struct ResponseFormat {
 };
 
 struct ResponseMatrix {
+  std::string source = "the response matrix";  // the file's path, for messages
   std::vector<std::string> item_names;
   std::vector<std::string> person_ids;  // empty without an id column
   torch::Tensor responses;              // [P, J] float32, the category 0..K-1; 0 where missing

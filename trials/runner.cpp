@@ -3,7 +3,6 @@
 #include "common/atomic_file.hpp"
 #include "common/number_format.hpp"
 #include "common/user_error.hpp"
-#include "hpo/storage/postgres_url.hpp"
 #include "memory/cpu_memory_tracking.hpp"
 #include "memory/meter.hpp"
 #include "memory/oom.hpp"

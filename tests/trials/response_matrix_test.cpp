@@ -79,3 +79,24 @@ TEST_CASE("read_response_matrix: a missing cell is refused for a model trained o
     CHECK(read_error(path, ResponseFormat{3, true}).empty());
   }
 }
+
+TEST_CASE("read_response_matrix: a UTF-8 byte order mark before the header does not hide the id column",
+          "[response_matrix]") {
+  const auto path = write_data("bom.csv", "\xEF\xBB\xBFid,q1,q2\np1,0,1\np2,1,0\n");
+  const auto matrix = read_response_matrix(path);
+  CHECK(matrix.item_names == std::vector<std::string>{"q1", "q2"});
+  CHECK(matrix.person_ids == std::vector<std::string>{"p1", "p2"});
+  CHECK(matrix.source == path.string());
+}
+
+TEST_CASE("read_response_matrix: a quoted field holds the delimiter and doubled quotes, as RFC 4180 writes them",
+          "[response_matrix]") {
+  const auto path = write_data("quoted.csv", "id,\"Q1, reading\", \"say \"\"hi\"\"\" ,q3\np1,0,\"1\",0\np2,1,0,1\n");
+  const auto matrix = read_response_matrix(path);
+  CHECK(matrix.item_names == std::vector<std::string>{"Q1, reading", "say \"hi\"", "q3"});
+  CHECK(torch::equal(matrix.responses, torch::tensor({0.0f, 1.0f, 0.0f, 1.0f, 0.0f, 1.0f}).reshape({2, 3})));
+  CHECK_THAT(read_error(write_data("open.csv", "id,\"q1,q2\np1,0,1\np2,1,0\n"), {}),
+             Catch::Contains("open.csv:1:2: a quoted field is not closed on its line") && Catch::Contains("Fix:"));
+  CHECK_THAT(read_error(write_data("after.csv", "id,\"q1\"x,q2\np1,0,1\np2,1,0\n"), {}),
+             Catch::Contains("after.csv:1:2: text after a quoted field's closing quote"));
+}
