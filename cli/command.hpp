@@ -40,6 +40,7 @@ int run_infer(const VerbArgs& args);
 int run_optimize(const VerbArgs& args);
 int run_estimate(const VerbArgs& args);
 int run_probe(const VerbArgs& args);
+int run_init(const VerbArgs& args);
 
 // The study named by the verb's STUDY.json argument, with --storage applied.
 hpo::StudySpec load_study(const VerbArgs& args);

@@ -9,6 +9,7 @@ namespace bfhpo::cli {
 
 int run_enqueue(const VerbArgs& args) {
   hpo::StudySpec spec = load_study(args);
+  spec.require_search_space("enqueue");
   const std::string file = args["params"].as<std::string>();
   const hpo::Params params = spec.search_space.partial_from_external(read_params_file(file), file);
   hpo::Study study(spec, hpo::make_sampler(spec));

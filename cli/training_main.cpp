@@ -11,7 +11,7 @@ const std::vector<bfhpo::cli::VerbEntry>& training_verbs() {
   using namespace bfhpo::cli;
   static const std::vector<VerbEntry> entries{
       {"optimize", run_optimize}, {"train", run_train}, {"infer", run_infer}, {"estimate", run_estimate},
-      {"probe", run_probe}};
+      {"probe", run_probe}, {"init", run_init}};
   return entries;
 }
 

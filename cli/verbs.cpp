@@ -88,6 +88,16 @@ void infer_options(po::options_description& options) {
       "id-column", po::value<std::string>(), "the person-id column's name (default: id, person, person_id or respondent)");
 }
 
+void init_options(po::options_description& options) {
+  options.add_options()("data", po::value<std::string>()->required(),
+                        "responses.csv or .tsv, read as infer reads it: persons x items of 0/1 or 0..K-1, empty or "
+                        "NA missing, a header of item names, an optional id column")(
+      "model", po::value<std::string>()->required(), "rasch, 2pl, 3pl or grm")(
+      "output,o", po::value<std::string>(), "write the study to this new file (default: stdout; the choices go to stderr)")(
+      "force", "replace the -o file if it exists")(
+      "id-column", po::value<std::string>(), "the person-id column's name (default: id, person, person_id or respondent)");
+}
+
 // estimate and probe: one configuration's memory, the same options.
 void memory_options(po::options_description& options) {
   options.add_options()("params", po::value<std::string>(),
@@ -148,6 +158,9 @@ const std::vector<Verb>& verbs() {
        "MODEL_DIR|STUDY.json --data responses.csv [--draws N] [--seed S] [--format csv|json] [--out F] [--draws-out F]"
        " [--id-column NAME] [--storage URL]",
        Side::Training, infer_options},
+      {"init", "write a training study sized to a response file: ranges, categories, missing share, training length",
+       "--data responses.csv --model rasch|2pl|3pl|grm [-o STUDY.json [--force]] [--id-column NAME]", Side::Training,
+       init_options, false},
   };
   return all;
 }
@@ -167,7 +180,7 @@ std::optional<po::variables_map> parse_verb_args(const Verb& verb, const std::ve
   all.add(options);
   all.add_options()("study", po::value<std::string>(), "the study file");
   po::positional_options_description positional;
-  positional.add("study", 1);
+  if (verb.takes_study) positional.add("study", 1);
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
@@ -179,7 +192,7 @@ std::optional<po::variables_map> parse_verb_args(const Verb& verb, const std::ve
   } catch (const po::error& e) {
     throw UserError("bfhpo " + name + ": " + e.what() + ". Fix: see `bfhpo " + name + " --help`");
   }
-  if (!vm.count("study"))
+  if (verb.takes_study && !vm.count("study"))
     throw UserError("bfhpo " + name + ": missing STUDY.json. Fix: bfhpo " + name + " " + verb.usage);
   return vm;
 }

@@ -22,13 +22,14 @@ struct Verb {
   const char* usage;  // what follows "bfhpo NAME "
   Side side;
   void (*declare_options)(boost::program_options::options_description& options);
+  bool takes_study = true;  // STUDY.json is the first positional argument
 };
 
 const std::vector<Verb>& verbs();
 const Verb* find_verb(const std::string& name);
 
 // Parses `args` (the words after the verb) against the verb's options with
-// STUDY.json as the first positional argument. Prints the verb's help and
+// STUDY.json as the first positional argument (when the verb takes one). Prints the verb's help and
 // returns nullopt for --help/-h, whatever else the arguments hold. Bad or
 // missing arguments are UserErrors.
 std::optional<boost::program_options::variables_map> parse_verb_args(const Verb& verb,

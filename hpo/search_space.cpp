@@ -154,9 +154,9 @@ SearchSpace::SearchSpace(std::vector<ParamSpec> params) {
 }
 
 SearchSpace SearchSpace::from_json(const json& search_space, const std::string& source) {
-  if (!search_space.is_object() || search_space.empty())
-    throw UserError::at(source, "search_space", "missing or empty",
-                        "add \"search_space\": {\"lr\": {\"type\": \"float\", \"low\": 1e-4, \"high\": 1e-1, \"log\": true}}");
+  if (!search_space.is_object())
+    throw UserError::at(source, "search_space", "expected an object {\"name\": {\"type\": ...}, ...}",
+                        "write \"search_space\": {\"lr\": {\"type\": \"float\", \"low\": 1e-4, \"high\": 1e-1, \"log\": true}}");
   std::vector<ParamSpec> params;
   for (const auto& item : search_space.items()) {
     ConfigSection param(item.value(), source, "search_space." + item.key());

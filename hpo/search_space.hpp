@@ -38,8 +38,9 @@ class SearchSpace {
   // Parents before children; throws std::invalid_argument on a cycle or an unknown parent.
   explicit SearchSpace(std::vector<ParamSpec> params);
 
-  // Parses the "search_space" object of a study file. Errors are UserErrors
-  // naming `source` (the file) and the field, e.g. search_space.lr.low.
+  // Parses the "search_space" object of a study file ({} is the empty space
+  // of a study that trains one configuration). Errors are UserErrors naming
+  // `source` (the file) and the field, e.g. search_space.lr.low.
   static SearchSpace from_json(const nlohmann::json& search_space, const std::string& source);
   nlohmann::json to_json() const;
 

@@ -95,7 +95,7 @@ StudySpec parse_study_spec(const json& document, const std::filesystem::path& so
     (std::string(section_name) == "sampler" ? spec.sampler : spec.pruner) = document[section_name];
   }
   const json* search_space = top.find("search_space");
-  spec.search_space = SearchSpace::from_json(search_space ? *search_space : json(), file);
+  spec.search_space = SearchSpace::from_json(search_space ? *search_space : json::object(), file);
   if (const auto storage = top.string("storage")) {
     const std::filesystem::path path = *storage;
     spec.storage = is_postgres_url(*storage) || path.is_absolute() ? path : source.parent_path() / path;
@@ -118,6 +118,15 @@ StudySpec parse_study_spec(const json& document, const std::filesystem::path& so
   make_sampler(spec);
   make_pruner(spec.pruner, file);
   return spec;
+}
+
+void StudySpec::require_search_space(const std::string& verb) const {
+  if (!search_space.params().empty()) return;
+  std::string fix = "add e.g. \"search_space\": {\"training.learning_rate\": {\"type\": \"float\", \"low\": 3e-4, "
+                    "\"high\": 3e-3, \"log\": true}}";
+  if (has_simulator()) fix += ", or train the study's one configuration with `bfhpo train " + source.string() + "`";
+  throw UserError::at(source.string(), "search_space",
+                      "missing or empty; `bfhpo " + verb + "` proposes each trial's values from it", fix);
 }
 
 }  // namespace bfhpo::hpo

@@ -4,7 +4,8 @@
 // approximator, memory, objective) are known here by name and read by the
 // trials layer (trials/trial_config.hpp, trials/study_settings.hpp) from
 // `document`; a study without a "simulator" section is an external-objective
-// study whose trials are evaluated by whoever calls ask and tell.
+// study whose trials are evaluated by whoever calls ask and tell. The
+// search space may be left out: such a study trains one configuration.
 //
 //   {"name": "demo", "direction": "minimize", "n_trials": 100, "seed": 1,
 //    "timeout_s": 3600, "storage": "demo.journal",
@@ -45,6 +46,10 @@ struct StudySpec {
   nlohmann::json document;        // the whole file
 
   bool has_simulator() const { return document.contains("simulator"); }
+  // The verbs that propose trials (optimize, ask, enqueue) need a search
+  // space; a study without one trains one configuration (`bfhpo train`).
+  // Throws UserError naming the file, the verb and the fix.
+  void require_search_space(const std::string& verb) const;
 };
 
 // Throws UserError naming the file, the field and the fix. `storage_override`

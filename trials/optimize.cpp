@@ -24,6 +24,7 @@ OptimizeSummary optimize_study(const OptimizeOptions& options, const TrialObserv
     throw UserError("bfhpo optimize: " + problem->field + " " + problem->problem + ". Fix: " + problem->fix);
   const auto start = std::chrono::steady_clock::now();
   hpo::StudySpec spec = hpo::load_study_spec(options.study_file, options.storage);
+  spec.require_search_space("optimize");
   if (options.n_trials) spec.n_trials = *options.n_trials;
   if (options.timeout_s) spec.timeout_s = *options.timeout_s;
   if (options.seed) spec.seed = *options.seed;

@@ -66,7 +66,9 @@ ask|use "bfhpo" or "optuna"|raw|{"name": "s", "sampler": {"type": "tpe", "preset
 ask|field 'sampler.multivariate': expected true or false, got a string|raw|{"name": "s", "sampler": {"type": "tpe", "multivariate": "yes"}, $S}
 ask|field 'storage': expected a non-empty string|raw|{"name": "s", "storage": "", $S}
 # the search space
-ask|field 'search_space': missing or empty|raw|{"name": "s"}
+ask|field 'search_space': missing or empty; `bfhpo ask`|raw|{"name": "s"}
+ask|field 'search_space': missing or empty|raw|{"name": "s", "search_space": {}}
+ask|field 'search_space': expected an object|raw|{"name": "s", "search_space": [1]}
 ask|field 'search_space.x': expected an object|raw|{"name": "s", "search_space": {"x": 5}}
 ask|field 'search_space.x.type': unknown value "gaussian"|raw|{"name": "s", "search_space": {"x": {"type": "gaussian", "low": 0, "high": 1}}}
 ask|search_space.x.low|raw|{"name": "s", "search_space": {"x": {"type": "float", "low": 2, "high": 1}}}
@@ -142,6 +144,11 @@ if [ "$(id -u)" != 0 ]; then  # root reads any file
   expect_user_error "Permission denied" "$BFHPO" ask "$WORK/locked.json"
 fi
 write_study "$WORK/params_study.json" 5
+printf '{"name": "s"}' > "$WORK/no_space.json"
+printf '{}' > "$WORK/no_params.json"
+expect_user_error "field 'search_space': missing or empty; \`bfhpo enqueue\`" "$BFHPO" enqueue "$WORK/no_space.json" \
+  --params "$WORK/no_params.json"
+[ ! -e "$WORK/no_space.json.journal" ] || fail "enqueue without a search space wrote a journal"
 printf '{"lr": 0.01, "lr": 0.02}' > "$WORK/dup_params.json"
 expect_user_error "field 'lr': given twice" "$BFHPO" enqueue "$WORK/params_study.json" --params "$WORK/dup_params.json"
 [ ! -e "$WORK/params_study.json.journal" ] || fail "a bad params file wrote a journal"

@@ -1,0 +1,61 @@
+#include "cli/command.hpp"
+#include "common/atomic_file.hpp"
+#include "common/user_error.hpp"
+#include "models/simulators/simulator_spec.hpp"
+#include "trials/study_from_data.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+
+namespace bfhpo::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// -o names a new file, or with --force a regular file that is not the data.
+void check_output(const fs::path& out, const fs::path& data, bool force) {
+  std::error_code error;
+  const fs::file_status status = fs::symlink_status(out, error);
+  if (!fs::exists(status)) return;
+  if (fs::equivalent(out, data, error))
+    throw UserError("bfhpo init: -o " + out.string() + " is the data file. Fix: give the study another name, e.g. -o " +
+                    data.stem().string() + "-study.json");
+  if (!fs::is_regular_file(status))
+    throw UserError("bfhpo init: -o " + out.string() + " exists and is not a regular file (" +
+                    (fs::is_symlink(status) ? "a symbolic link" : fs::is_directory(status) ? "a folder" : "a device or pipe") +
+                    "). Fix: give the path of a new file");
+  if (!force)
+    throw UserError("bfhpo init: -o " + out.string() + " exists. Fix: give another path, or --force to replace it");
+}
+
+}  // namespace
+
+int run_init(const VerbArgs& args) {
+  const fs::path data_file = args["data"].as<std::string>();
+  const std::string model = args["model"].as<std::string>();
+  const auto& models = models::model_names();
+  if (std::find(models.begin(), models.end(), model) == models.end())
+    throw UserError("bfhpo init: --model '" + model + "' is unknown. Fix: use rasch, 2pl, 3pl or grm");
+  const std::optional<fs::path> out =
+      args.count("output") ? std::optional<fs::path>(args["output"].as<std::string>()) : std::nullopt;
+  if (out) check_output(*out, data_file, args.count("force") > 0);
+
+  const auto data = trials::read_response_matrix(
+      data_file, args.count("id-column") ? args["id-column"].as<std::string>() : "",
+      trials::ResponseFormat{trials::kMostCategories, true});
+  const auto draft = trials::draft_study(trials::summarize_responses(data), model, data_file);
+  const std::string text = draft.study.dump(2) + "\n";
+  std::ostream& said = out ? std::cout : std::cerr;
+  for (const auto& choice : draft.choices) said << choice.what << ": " << choice.why << "\n";
+  if (!out) {
+    std::cout << text;
+    return 0;
+  }
+  write_file_atomically(*out, text);
+  said << "wrote " << out->string() << "; next: bfhpo train " << out->string() << ", then bfhpo infer "
+       << out->string() << ".train --data " << data_file.string() << "\n";
+  return 0;
+}
+
+}  // namespace bfhpo::cli
