@@ -14,7 +14,6 @@ namespace {
 
 const char* kind_of(mode_t mode) {
   if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
   if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
   if (S_ISSOCK(mode)) return "a socket";
   return "not a regular file";
@@ -53,8 +52,10 @@ std::string read_input_file(const std::filesystem::path& file, const InputFile& 
   if (::fstat(fd.get(), &info) != 0)
     throw UserError::at(name, "", "cannot read the " + kind.role + " (" + std::strerror(errno) + ")",
                         "check the file and the disk");
-  if (!S_ISREG(info.st_mode))
+  if (!S_ISREG(info.st_mode) && !S_ISFIFO(info.st_mode))
     throw UserError::at(name, "", "the " + kind.role + " is " + kind_of(info.st_mode), "give " + kind.expected);
+  // A pipe is read to its end, each read waiting for its writer (none: the end at once).
+  if (S_ISFIFO(info.st_mode)) ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
   if (static_cast<std::uint64_t>(info.st_size) > kind.max_bytes)
     throw UserError::at(name, "",
                         "the " + kind.role + " holds " + size_in_words(static_cast<std::uint64_t>(info.st_size)) +
@@ -71,9 +72,10 @@ std::string read_input_file(const std::filesystem::path& file, const InputFile& 
                           "check the file and the disk");
     if (n == 0) break;
     text.append(buffer, static_cast<std::size_t>(n));
-    if (text.size() > kind.max_bytes)  // it grew while being read
-      throw UserError::at(name, "", "the " + kind.role + " grew past " + size_in_words(kind.max_bytes) + " while read",
-                          "give " + kind.expected + " that is not being written");
+    if (text.size() > kind.max_bytes)  // a pipe, or a file that grew while being read
+      throw UserError::at(name, "", "the " + kind.role + " holds more than the " + size_in_words(kind.max_bytes) +
+                                        " bfhpo reads",
+                          "give " + kind.expected + " of at most " + size_in_words(kind.max_bytes));
   }
   return text;
 }

@@ -35,13 +35,35 @@ TEST_CASE("read_input_file reads a regular file, through a symlink too") {
   CHECK(read_input_file(scratch.dir / "link.json", kStudy) == "{\"name\": 1}");
 }
 
-TEST_CASE("read_input_file refuses a FIFO, a device, a directory and a file over the limit before reading") {
+// A pipe holding `content` whose writer has closed, named as a shell names `<(...)`: /dev/fd/N.
+class FilledPipe {
+ public:
+  explicit FilledPipe(const std::string& content) {
+    REQUIRE(::pipe(ends_) == 0);
+    REQUIRE(::write(ends_[1], content.data(), content.size()) == static_cast<ssize_t>(content.size()));
+    ::close(ends_[1]);
+  }
+  ~FilledPipe() { ::close(ends_[0]); }
+  std::filesystem::path path() const { return "/dev/fd/" + std::to_string(ends_[0]); }
+
+ private:
+  int ends_[2];
+};
+
+TEST_CASE("read_input_file reads a pipe to its end, and a FIFO nobody writes as empty at once") {
   Scratch scratch;
   const auto fifo = scratch.dir / "fifo.json";
   REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
-  // Without a writer, opening the FIFO for reading would wait forever.
-  CHECK_THROWS_WITH(read_input_file(fifo, kStudy),
-                    Contains(fifo.string()) && Contains("the study file is a FIFO") && Contains("Fix: give the path of a JSON file"));
+  // Without a writer, a blocking open of the FIFO would wait forever.
+  CHECK(read_input_file(fifo, kStudy).empty());
+  const FilledPipe pipe("{\"name\": 1}");
+  CHECK(read_input_file(pipe.path(), kStudy) == "{\"name\": 1}");
+  const FilledPipe long_pipe(std::string(1025, ' '));
+  CHECK_THROWS_WITH(read_input_file(long_pipe.path(), kStudy), Contains("holds more than the 1024 bytes") && Contains("Fix:"));
+}
+
+TEST_CASE("read_input_file refuses a device, a directory and a file over the limit before reading") {
+  Scratch scratch;
   CHECK_THROWS_WITH(read_input_file("/dev/zero", kStudy), Contains("/dev/zero") && Contains("is a device"));
   CHECK_THROWS_WITH(read_input_file(scratch.dir, kStudy), Contains("is a directory"));
   const auto big = scratch.dir / "big.json";
