@@ -3,11 +3,19 @@
 # BFHPO_TEST_SLURM_PARTITION); require_slurm exits 77 (ctest: Skipped) without it.
 
 # make_shared_folder: $SHARED, a scratch folder for a study and its journal
-# outside /tmp (bfhpo launch refuses those there: other nodes could not
-# share them), beside the build; jobs started by launch_array are cancelled
-# and the folder removed on exit.
+# outside the node-local folders (/tmp, /var/tmp, /dev/shm, /run: bfhpo
+# launch refuses those, other nodes could not share them): beside the build,
+# else in $HOME, else /var/lib (a checkout under /tmp, as CI's may be); jobs
+# started by launch_array are cancelled and the folder removed on exit.
 make_shared_folder() {
-  SHARED="$(mktemp -d "$(dirname "$BFHPO")/slurm-test.XXXXXX")"
+  local parent
+  for parent in "$(dirname "$BFHPO")" "${HOME:-/root}" /var/lib; do
+    case "$(realpath -m "$parent")/" in
+      /tmp/* | /var/tmp/* | /dev/shm/* | /run/*) continue ;;
+    esac
+    [ -d "$parent" ] && [ -w "$parent" ] && break
+  done
+  SHARED="$(mktemp -d "$parent/bfhpo-slurm-test.XXXXXX")"
   SLURM_JOBS=""
   trap slurm_cleanup EXIT
 }
