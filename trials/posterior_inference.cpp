@@ -15,6 +15,8 @@
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
+#include <map>
+#include <optional>
 #include <sstream>
 
 namespace bfhpo::trials {
@@ -76,6 +78,34 @@ torch::OrderedDict<std::string, torch::Tensor> named_tensors(const torch::nn::Mo
   return tensors;
 }
 
+// The first numbered module the archive holds past the end of a numbered
+// family of `module`'s (children "0".."n-1", "coupling0".."coupling<n-1>",
+// "subnet1", "subnet2": the next after the highest number):
+// weights of a deeper network than the configuration builds, whose extra
+// layers LibTorch's load would ignore. Its dotted name; none when none.
+std::optional<std::string> module_beyond_configuration(const torch::nn::Module& module,
+                                                       torch::serialize::InputArchive& archive,
+                                                       const std::string& prefix) {
+  std::map<std::string, int64_t> family_ends;  // name without its trailing digits -> highest number + 1
+  for (const auto& child : module.named_children()) {
+    const std::string& name = child.key();
+    const size_t digits = name.find_last_not_of("0123456789") + 1;
+    if (digits < name.size() && name.size() - digits < 10) {
+      int64_t& end = family_ends[name.substr(0, digits)];
+      end = std::max<int64_t>(end, std::stoll(name.substr(digits)) + 1);
+    }
+    torch::serialize::InputArchive child_archive;
+    if (archive.try_read(name, child_archive))
+      if (auto beyond = module_beyond_configuration(*child.value(), child_archive, prefix + name + "."))
+        return beyond;
+  }
+  for (const auto& [family, end] : family_ends) {
+    torch::serialize::InputArchive next;
+    if (archive.try_read(family + std::to_string(end), next)) return prefix + family + std::to_string(end);
+  }
+  return std::nullopt;
+}
+
 // Reads `weights` into `approximator`, built from the configuration in
 // `config_source`. LibTorch's load gives each tensor the file's whatever its
 // shape, so the shapes are compared here: a mismatch, a tensor the file
@@ -100,6 +130,8 @@ void load_weights(models::ContinuousApproximatorImpl& approximator, const std::f
   } catch (const std::exception& error) {
     throw UserError(mismatch + " (" + first_line(error) + ")" + fix);
   }
+  if (const auto beyond = module_beyond_configuration(approximator, archive, ""))
+    throw UserError(mismatch + ": the weights hold '" + *beyond + "', a layer the configuration does not build" + fix);
   const auto loaded = named_tensors(approximator);
   for (size_t i = 0; i < loaded.size(); ++i)
     if (loaded[i].value().sizes() != torch::IntArrayRef(configured_sizes[i]))

@@ -68,6 +68,10 @@ edit_config 'c["approximator"]["flow"]["depth"] = c["approximator"]["flow"]["dep
 expect_user_error "$WORK/bad/weights.pt: these weights do not belong to the configuration" \
   "$BFHPO" infer "$WORK/bad" --data "$WORK/data.csv" --draws 20
 cp "$WORK/model/config.json" "$WORK/bad/config.json"
+edit_config 'c["approximator"]["flow"]["depth"] = c["approximator"]["flow"]["depth"] - 1'
+expect_user_error "a layer the configuration does not build" \
+  "$BFHPO" infer "$WORK/bad" --data "$WORK/data.csv" --draws 20
+cp "$WORK/model/config.json" "$WORK/bad/config.json"
 edit_config 'c["approximator"]["flow"]["subnet_width"] = 24'
 expect_user_error "$WORK/bad/weights.pt: these weights do not belong to the configuration" \
   "$BFHPO" infer "$WORK/bad" --data "$WORK/data.csv" --draws 20
