@@ -1,5 +1,6 @@
 #include "hpo/study_report.hpp"
 
+#include "common/csv_field.hpp"
 #include "common/user_error.hpp"
 #include "hpo/fixed_params.hpp"
 #include "hpo/storage/postgres_url.hpp"
@@ -42,13 +43,10 @@ std::string csv_value(double value) {
   return json(value).dump();
 }
 
-std::string csv_field(const json& value) {
+// A JSON value as one CSV cell: a string as its text, anything else as JSON, null empty.
+std::string csv_cell(const json& value) {
   if (value.is_null()) return "";
-  std::string text = value.is_string() ? value.get<std::string>() : value.dump();
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
+  return csv_field(value.is_string() ? value.get<std::string>() : value.dump());
 }
 
 }  // namespace
@@ -105,16 +103,16 @@ std::string trials_csv(const StudySpec& spec, const std::vector<FrozenTrial>& tr
   std::ostringstream out;
   out << "number,state,value,datetime_start,datetime_complete";
   for (const auto& p : spec.search_space.params()) out << ",params_" << p.name;
-  for (const auto& k : user_keys) out << "," << csv_field("user_attrs_" + k);
-  for (const auto& k : system_keys) out << "," << csv_field("system_attrs_" + k);
+  for (const auto& k : user_keys) out << "," << csv_cell("user_attrs_" + k);
+  for (const auto& k : system_keys) out << "," << csv_cell("system_attrs_" + k);
   out << "\n";
   for (const auto& t : trials) {
     json params = external_params(t);
     out << t.number << "," << to_string(t.state) << "," << (t.value ? csv_value(*t.value) : "") << ","
-        << csv_field(t.datetime_start) << "," << csv_field(t.datetime_complete);
-    for (const auto& p : spec.search_space.params()) out << "," << csv_field(params.value(p.name, json()));
-    for (const auto& k : user_keys) out << "," << csv_field(t.user_attrs.value(k, json()));
-    for (const auto& k : system_keys) out << "," << csv_field(t.system_attrs.value(k, json()));
+        << csv_cell(t.datetime_start) << "," << csv_cell(t.datetime_complete);
+    for (const auto& p : spec.search_space.params()) out << "," << csv_cell(params.value(p.name, json()));
+    for (const auto& k : user_keys) out << "," << csv_cell(t.user_attrs.value(k, json()));
+    for (const auto& k : system_keys) out << "," << csv_cell(t.system_attrs.value(k, json()));
     out << "\n";
   }
   return out.str();

@@ -59,22 +59,18 @@ edit_config() {  # edit_config PYTHON_STATEMENT_ON_c
   "$OPTUNA_PYTHON" -c "import json, sys; c = json.load(open(sys.argv[1])); $1; json.dump(c, open(sys.argv[1], 'w'))" \
     "$WORK/bad/config.json"
 }
-cp "$WORK/model/config.json" "$WORK/bad/config.json"
-edit_config 'c["approximator"]["summary"]["embed_dim"] = 32'
-expect_user_error "$WORK/bad/weights.pt: these weights do not belong to the configuration in $WORK/bad/config.json" \
-  "$BFHPO" infer "$WORK/bad" --data "$WORK/data.csv" --draws 20
-cp "$WORK/model/config.json" "$WORK/bad/config.json"
-edit_config 'c["approximator"]["flow"]["depth"] = c["approximator"]["flow"]["depth"] + 1'
-expect_user_error "$WORK/bad/weights.pt: these weights do not belong to the configuration" \
-  "$BFHPO" infer "$WORK/bad" --data "$WORK/data.csv" --draws 20
-cp "$WORK/model/config.json" "$WORK/bad/config.json"
-edit_config 'c["approximator"]["flow"]["depth"] = c["approximator"]["flow"]["depth"] - 1'
-expect_user_error "a layer the configuration does not build" \
-  "$BFHPO" infer "$WORK/bad" --data "$WORK/data.csv" --draws 20
-cp "$WORK/model/config.json" "$WORK/bad/config.json"
-edit_config 'c["approximator"]["flow"]["subnet_width"] = 24'
-expect_user_error "$WORK/bad/weights.pt: these weights do not belong to the configuration" \
-  "$BFHPO" infer "$WORK/bad" --data "$WORK/data.csv" --draws 20
+# expect_config_mismatch NEEDLE PYTHON_STATEMENT_ON_c: weights beside an edited config.json are refused.
+expect_config_mismatch() {
+  cp "$WORK/model/config.json" "$WORK/bad/config.json"
+  edit_config "$2"
+  expect_user_error "$1" "$BFHPO" infer "$WORK/bad" --data "$WORK/data.csv" --draws 20
+}
+mismatch="$WORK/bad/weights.pt: these weights do not belong to the configuration"
+expect_config_mismatch "$mismatch in $WORK/bad/config.json" 'c["approximator"]["summary"]["embed_dim"] = 32'
+expect_config_mismatch "$mismatch" 'c["approximator"]["flow"]["depth"] = c["approximator"]["flow"]["depth"] + 1'
+expect_config_mismatch "a layer the configuration does not build" \
+  'c["approximator"]["flow"]["depth"] = c["approximator"]["flow"]["depth"] - 1'
+expect_config_mismatch "$mismatch" 'c["approximator"]["flow"]["subnet_width"] = 24'
 
 # Item 17: a study without a COMPLETE trial, in infer's words; then the study's best trial with cut weights.
 write_training_study "$WORK/open.json" 1 "\"storage\": \"$WORK/open.journal\""
