@@ -40,10 +40,12 @@ expect_user_error "sbatch is not on PATH" env PATH=/nonexistent "$BFHPO" launch 
 [ ! -e "$SHARED/tiny.journal" ] || fail "a refused launch created the journal"
 
 if slurm_running; then
-  before="$(squeue -h | wc -l)"
+  # The other Slurm tests submit to the same cluster meanwhile: only a job of
+  # this study's own name counts.
+  write_training_study "$STUDY" 2 '"name": "refused-partition", "storage": "tiny.journal"'
   expect_user_error "$BFHPO_TEST_SLURM_PARTITION" launch "$STUDY" --workers 2 --partition no_such_partition
   grep -qF "no_such_partition" "$WORK/err" || fail "the message does not name the partition: $(cat "$WORK/err")"
-  [ "$(squeue -h | wc -l)" -eq "$before" ] || fail "a refused launch submitted a job: $(squeue)"
+  [ -z "$(squeue -h -n bfhpo-refused-partition)" ] || fail "a refused launch submitted a job: $(squeue)"
   [ ! -e "$SHARED/tiny.sbatch" ] || fail "a refused launch wrote the script"
   echo "slurm bad input: unknown partition refused"
 fi
