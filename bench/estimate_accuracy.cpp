@@ -34,6 +34,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -138,6 +139,13 @@ std::vector<Config> configurations() {
   add("ckpt unchunked", [](auto& a, auto&) { a.memory.gradient_checkpointing = true; });
   add("chunk=10 ckpt J=60 P=300", [](auto& a, auto& s) { a.memory = {10, true}; s.n_items = 60; s.n_persons = 300; });
   add("chunk=10 J=60 P=300", [](auto& a, auto& s) { a.memory.item_chunk_size = 10; s.n_items = 60; s.n_persons = 300; });
+  add("persons=25", [](auto& a, auto&) { a.memory.person_chunk_size = 25; });
+  add("chunk=5 persons=30 ckpt", [](auto& a, auto&) { a.memory = {5, true, 30}; });
+  // Issue 29's real-data shape, 2,000 persons x 50 items: whole, chunked, and chunked over persons too.
+  for (const auto& [name, memory] : std::vector<std::pair<std::string, bfhpo::models::MemoryConfig>>{
+           {"", {}}, {" chunk=10 ckpt", {10, true}}, {" chunk=1 ckpt", {1, true}},
+           {" chunk=1 persons=256 ckpt", {1, true, 256}}, {" chunk=5 persons=500", {5, false, 500}}})
+    add("B=16 P=2000 J=50" + name, [memory = memory](auto& a, auto& s) { a.memory = memory; s = {16, 50, 2000}; });
   const auto calibrated = [&](const std::string& name, int64_t n, int64_t k, const std::function<void(ApproximatorSpec&, StepShape&)>& more) {
     add("cal n=" + std::to_string(n) + " k=" + std::to_string(k) + name, [n, k, more](auto& a, auto& s) {
       a.calibration.enabled = true;

@@ -121,7 +121,7 @@ nlohmann::json oom_ladder(const torch::Device& device) {
   nlohmann::json out = {{"start_peak_mb", mb(full)}, {"cheapest_peak_mb", mb(cheap)}, {"budget_mb", mb(budget)}};
   bfhpo::trials::OomRetryOptions options;
   options.min_batch_size = 32;
-  options.item_chunk_ladder = {16, 8, 4, 2};
+  options.ladder = {{16, 8, 4, 2}, {}};
   const auto start = std::chrono::steady_clock::now();
   try {
     const mem::CudaMemoryBudget limit(device, budget);

@@ -9,9 +9,10 @@
 // (float32 unless said otherwise), named after the code that allocates it;
 // each tensor is mapped to device bytes by device_allocation_bytes, so CUDA's
 // per-block rounding applies per tensor. Notation: B batch, P persons,
-// J items, c item chunk, E embed_dim, H heads, C = E + summary_dim the
-// flow's context width, W subnet width, D param_dim, M = B*J flow rows,
-// N = B*P*c per-cell rows of one chunk.
+// J items, c item chunk, p person chunk (P without one), E embed_dim, H
+// heads, C = E + summary_dim the flow's context width, W subnet width, D
+// param_dim, M = B*J flow rows, N = B*p*c per-cell rows of one piece (an
+// item chunk's person chunk).
 //
 // Which tensors saved for backward an op keeps (LibTorch 1.13 and 2.x):
 //   Linear              its input (for the weight gradient); the output is new
@@ -34,11 +35,11 @@
 //   early      end of forward / start of backward: the batch, every saved
 //              activation of summary, flow and calibration, and the largest
 //              backward buffer of the flow or the attention blocks
-//   forward    the end of the per-item stage's last chunk in forward: the
-//              batch, what the chunks keep and the chunk's phi output
+//   forward    the end of the per-item stage's last piece in forward: the
+//              batch, what the pieces keep and the piece's phi output
 //   late       backward through the per-item stage: the batch, what the
 //              per-item stage keeps, and its backward buffers (with
-//              checkpointing: one chunk recomputed plus its backward buffers);
+//              checkpointing: one piece recomputed plus its backward buffers);
 //              flow, attention and calibration activations are freed by then
 // The reported terms add up to the peak: `transient` is what the peak moment
 // holds beyond batch + summary + flow + calibration (never negative: `early`
@@ -52,6 +53,7 @@ namespace {
 constexpr double kMb = 1024.0 * 1024.0;
 constexpr int64_t kFloat = 4;
 constexpr int64_t kInt64 = 8;
+constexpr int64_t kCpuGeneratorStateBytes = 5056;  // at::CPUGeneratorImpl::get_state()'s byte tensor
 
 // Sums device bytes of tensors.
 class Tally {
@@ -173,8 +175,8 @@ struct SummaryMemory {
   int64_t saved = 0;          // kept for backward at the end of forward (incl. what the per-item stage keeps)
   int64_t item_stage = 0;     // the part of `saved` still alive while backward runs through the per-item stage
   int64_t attention_backward = 0;  // largest backward buffers of an attention block
-  int64_t item_stage_backward = 0;  // backward buffers of a chunk (+ its recomputation when checkpointed)
-  int64_t item_stage_forward = 0;   // on top of item_stage at the end of the last chunk's phi forward
+  int64_t item_stage_backward = 0;  // backward buffers of a piece (+ its recomputation when checkpointed)
+  int64_t item_stage_forward = 0;   // on top of item_stage at the widest moment of its forward
   int64_t condition = 0;      // the flow's context [M, C]
 };
 
@@ -184,22 +186,28 @@ SummaryMemory summary_memory(const DeviceProfile& p, const models::ApproximatorS
   const int64_t b = shape.batch_size, persons = shape.n_persons, items = shape.n_items;
   const int64_t chunk = std::min(spec.memory.item_chunk_size.value_or(items), items);
   const int64_t n_chunks = ceil_div(items, chunk), last_chunk = items - (n_chunks - 1) * chunk;
+  const int64_t person_chunk = std::min(spec.memory.person_chunk_size.value_or(persons), persons);
+  const int64_t n_person_chunks = ceil_div(persons, person_chunk);
+  const int64_t last_person_chunk = persons - (n_person_chunks - 1) * person_chunk;
+  const int64_t n_pieces = n_chunks * n_person_chunks;
   const int64_t per_hidden = saved_per_hidden_layer(s.activation, s.dropout);
   const int64_t width = s.cell_mlp_width, depth = s.cell_mlp_depth;
 
   // The per-item stage works on the responses and mask transposed to items
   // before persons, [B, J, P] copies, and on a chunk of c items at a time:
-  // the cell features of its N = B*P*c cells, phi's hidden layers over them,
-  // their masked sum over persons, phi's last layer on the mean. Kept for
-  // backward by one chunk: the stacked cell features [N, F] (input of the
+  // the items' statistics over all P persons (4 [B, c, 1], kept by every
+  // chunk's graph), then for each person chunk (a piece) the cell features
+  // of its N = B*p*c cells, phi's hidden layers over them, their masked sum
+  // over persons, summed over the pieces, and phi's last layer on the mean.
+  // Kept for backward by one piece: the stacked cell features [N, F] (input of the
   // first Linear) and the hidden layers [N, width] (per_hidden each) except
   // the last hidden layer's output, which the masked sum does not keep (its
   // backward needs only the mask, a view of the transposed one). Without
   // hidden layers phi's input needs no gradient: nothing.
   const int64_t features = models::n_cell_features(spec.n_categories);
   const int64_t last_output_unkept = per_hidden == 1 ? 0 : 1;  // relu keeps its output itself
-  const auto phi_saved = [&](int64_t c) {
-    const int64_t rows = b * persons * c;
+  const auto phi_saved = [&](int64_t c, int64_t p_rows) {
+    const int64_t rows = b * p_rows * c;
     if (depth == 0) return int64_t{0};
     return Tally(p).add(rows * features).add(rows * width, per_hidden * depth - last_output_unkept).bytes();
   };
@@ -208,45 +216,59 @@ SummaryMemory summary_memory(const DeviceProfile& p, const models::ApproximatorS
   SummaryMemory m;
   Tally stage(p);
   stage.add(b * persons, 2);  // person score and answered share, used by every chunk
+  stage.add(b * chunk, 4 * n_chunks);  // the items' statistics
   stage.add(b * items * s.cell_dim);  // cat of the pooled chunks, saved by item_projection
   if (checkpointed) {
     stage.add(cells, 2);  // the chunks' inputs until their recomputation: the transposed responses and mask
   } else {
     if (depth > 0) stage.add(cells);  // the transposed mask, kept by the masked sums
   }
+  // Every recomputed piece keeps the CPU generator's state for its
+  // recomputation (models/networks/checkpoint.cpp): 5,056 bytes, in host
+  // memory, which only the CPU profile counts.
+  const int64_t recomputed = checkpointed ? (n_pieces > 1 ? n_pieces - 1 : 1) : 0;
+  if (p.kind == DeviceKind::cpu) stage.add(kCpuGeneratorStateBytes, recomputed, 1);
   m.item_stage = stage.bytes();
-  // Without checkpointing every chunk's graph stays: chunking alone saves nothing.
-  if (!checkpointed) m.item_stage += (n_chunks - 1) * phi_saved(chunk) + phi_saved(last_chunk);
-  // Checkpointed with several chunks, the last chunk is not recomputed: its
+  // Without checkpointing every piece's graph stays: chunking alone saves nothing.
+  const auto pieces_saved = [&](int64_t c) {
+    return (n_person_chunks - 1) * phi_saved(c, person_chunk) + phi_saved(c, last_person_chunk);
+  };
+  if (!checkpointed) m.item_stage += (n_chunks - 1) * pieces_saved(chunk) + pieces_saved(last_chunk);
+  // Checkpointed with several pieces, the last piece is not recomputed: its
   // activations stay from its forward to its backward, through the end of
   // forward, while backward through the per-item stage starts with it.
-  const bool keeps_last = checkpointed && n_chunks > 1;
-  const int64_t kept_last = keeps_last ? phi_saved(last_chunk) : 0;
-  // Forward of a chunk, on top of what the chunks before keep. With grad
-  // (not checkpointed, or the kept last chunk): the last hidden layer's
+  const bool keeps_last = checkpointed && n_pieces > 1;
+  const int64_t kept_last = keeps_last ? phi_saved(last_chunk, last_person_chunk) : 0;
+  // Forward of a piece, on top of what the pieces before keep. With grad
+  // (not checkpointed, or the kept last piece): the last hidden layer's
   // output, which nothing keeps, and when not checkpointed the transposed
   // responses. Checkpointed (no grad): the widest moment of phi's hidden
-  // layers, a Linear's input, output and activation alive together.
-  const int64_t last_rows = b * persons * last_chunk;
+  // layers, a Linear's input, output and activation alive together. Before
+  // a chunk's pieces, its items' statistics over all persons: the scaled
+  // responses and the rest score's expression (its two operands, the clamped
+  // count, the quotient), 5 [B, c, P].
+  const int64_t last_rows = b * last_person_chunk * last_chunk;
+  const int64_t statistics = Tally(p).add(b * persons * chunk, 5).bytes();
   const int64_t last_hidden = Tally(p).add(depth > 0 ? last_rows * width : 0).bytes();
   if (checkpointed) {
     int64_t widest = features;
     if (depth > 0) widest = features + 2 * width;
     if (depth > 1) widest = std::max(widest, 3 * width);
     if (depth > 0 && s.dropout > 0) widest += width;
-    const int64_t no_grad_forward = Tally(p).add(b * persons * chunk * widest).bytes();
+    const int64_t no_grad_forward = Tally(p).add(b * person_chunk * chunk * widest).bytes();
     m.item_stage_forward = keeps_last ? std::max(no_grad_forward, kept_last + last_hidden) : no_grad_forward;
   } else {
     m.item_stage_forward = Tally(p).add(cells).bytes() + last_hidden;
   }
-  // Backward of a chunk: the gradient of the last hidden layer's output (the
+  m.item_stage_forward = std::max(m.item_stage_forward, statistics);
+  // Backward of a piece: the gradient of the last hidden layer's output (the
   // mask's rows times the mean's gradient) [N, width], then each layer's
   // gradient joins the one before it while its activations are freed: two
-  // [N, width] alive. Checkpointed, the chunk's forward is first recomputed
+  // [N, width] alive. Checkpointed, the piece's forward is first recomputed
   // with grad.
-  const int64_t rows = b * persons * chunk;
+  const int64_t rows = b * person_chunk * chunk;
   m.item_stage_backward = depth > 0 ? Tally(p).add(rows * width, 2).bytes() : 0;
-  if (checkpointed) m.item_stage_backward += phi_saved(chunk);
+  if (checkpointed) m.item_stage_backward += phi_saved(chunk, person_chunk);
 
   // Attention blocks over items, M = B*J rows of width E: saved are the
   // in_proj input (a contiguous copy of the [J, B, E] view), scaled q,
@@ -349,6 +371,8 @@ MemoryEstimate estimate_peak_memory(const models::ApproximatorSpec& spec, const 
     throw std::invalid_argument("estimate_peak_memory: batch_size, n_items and n_persons must be >= 1");
   if (spec.memory.item_chunk_size && *spec.memory.item_chunk_size < 1)
     throw std::invalid_argument("estimate_peak_memory: memory.item_chunk_size must be >= 1");
+  if (spec.memory.person_chunk_size && *spec.memory.person_chunk_size < 1)
+    throw std::invalid_argument("estimate_peak_memory: memory.person_chunk_size must be >= 1");
   const int64_t rows = shape.batch_size * shape.n_items;
 
   Tally params(profile);

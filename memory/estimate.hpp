@@ -11,8 +11,9 @@
 //   optimizer       Adam's exp_avg and exp_avg_sq (2 x parameters)
 //   batch           the simulated batch: responses, mask, item params, abilities
 //   summary         saved activations of the summary network: the per-item
-//                   stage over all items, or with gradient checkpointing only
-//                   its chunk outputs (the one chunk recomputed in backward
+//                   stage over all items and persons, or with gradient
+//                   checkpointing only its chunk outputs (the one piece --
+//                   an item chunk's person chunk -- recomputed in backward
 //                   counts as transient); attention blocks over items
 //   flow            saved activations of the coupling flow over B*J rows
 //   calibration     the calibration term (estimate_calibration_memory)
@@ -51,7 +52,7 @@ struct MemoryEstimate {
 };
 
 // Microseconds, allocates no tensor. A shape with a size below 1 or an item
-// chunk below 1 is std::invalid_argument.
+// or person chunk below 1 is std::invalid_argument.
 MemoryEstimate estimate_peak_memory(const models::ApproximatorSpec& spec, const StepShape& shape,
                                     const DeviceProfile& profile = DeviceProfile{});
 // Seed API: the peak alone.

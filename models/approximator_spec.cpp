@@ -51,17 +51,17 @@ Field field(Member member, Reader read) {
           [member](const ApproximatorSpec& s) { return json(member(s)); }};
 }
 
-Field item_chunk_field() {
-  return {[](ApproximatorSpec& s, const json& v, const std::string& w, const std::string& n) {
+// An optional chunk size of the MemoryConfig: null or absent is none.
+template <typename Member>
+Field chunk_field(Member member) {
+  return {[member](ApproximatorSpec& s, const json& v, const std::string& w, const std::string& n) {
             if (v.is_null()) {
-              s.memory.item_chunk_size.reset();
+              member(s).reset();
             } else {
-              s.memory.item_chunk_size = read_int(v, w, n);
+              member(s) = read_int(v, w, n);
             }
           },
-          [](const ApproximatorSpec& s) {
-            return s.memory.item_chunk_size ? json(*s.memory.item_chunk_size) : json(nullptr);
-          }};
+          [member](const ApproximatorSpec& s) { return member(s) ? json(*member(s)) : json(nullptr); }};
 }
 
 #define BFHPO_MEMBER(path) [](auto& s) -> auto& { return s.path; }
@@ -91,7 +91,8 @@ const std::map<std::string, Field>& fields() {
       {"calibration.log_prob_chunk_size", field(BFHPO_MEMBER(calibration.log_prob_chunk_size), read_int)},
       {"calibration.conservative", field(BFHPO_MEMBER(calibration.conservative), read_bool)},
       {"calibration.ste_temperature", field(BFHPO_MEMBER(calibration.ste_temperature), read_double)},
-      {"memory.item_chunk_size", item_chunk_field()},
+      {"memory.item_chunk_size", chunk_field(BFHPO_MEMBER(memory.item_chunk_size))},
+      {"memory.person_chunk_size", chunk_field(BFHPO_MEMBER(memory.person_chunk_size))},
       {"memory.gradient_checkpointing", field(BFHPO_MEMBER(memory.gradient_checkpointing), read_bool)},
   };
   return all;
@@ -197,6 +198,7 @@ void validate(const ApproximatorSpec& spec, const std::string& where) {
   require(c.ste_temperature > 0.0, where, "calibration.ste_temperature", "must be positive",
           "give a temperature such as 0.01");
   if (spec.memory.item_chunk_size) positive(*spec.memory.item_chunk_size, "memory.item_chunk_size");
+  if (spec.memory.person_chunk_size) positive(*spec.memory.person_chunk_size, "memory.person_chunk_size");
 }
 
 }  // namespace bfhpo::models

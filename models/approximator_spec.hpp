@@ -19,12 +19,16 @@
 namespace bfhpo::models {
 
 // How the summary network's per-item stage spends memory. With an item chunk
-// the per-cell activations exist for `item_chunk_size` items at a time; with
+// the per-cell activations exist for `item_chunk_size` items at a time, and
+// with a person chunk for `person_chunk_size` of the persons of those items
+// at a time (the persons' pooled sum is summed over the person chunks); with
 // gradient checkpointing a chunk's activations are not kept for backward but
-// recomputed there, so the peak scales with the chunk, not with n_items.
+// recomputed there, so the peak scales with the chunk, not with n_items x
+// n_persons.
 struct MemoryConfig {
   std::optional<int64_t> item_chunk_size;  // none: all items at once
   bool gradient_checkpointing = false;
+  std::optional<int64_t> person_chunk_size;  // none: all persons at once
 };
 
 // Summary network for a persons x items response matrix (see summary_network.hpp).
@@ -85,7 +89,8 @@ struct ApproximatorSpec {
 // for an unknown one).
 ApproximatorSpec approximator_spec_from_json(const nlohmann::json& json, const std::string& where);
 nlohmann::json to_json(const ApproximatorSpec& spec);  // nested, every field
-nlohmann::json to_json(const MemoryConfig& memory);     // {"item_chunk_size": n or null, "gradient_checkpointing": b}
+// {"item_chunk_size": n or null, "gradient_checkpointing": b, "person_chunk_size": n or null}
+nlohmann::json to_json(const MemoryConfig& memory);
 // Sets one field by its dotted name; the same errors as above.
 void set_spec_field(ApproximatorSpec& spec, const std::string& dotted_name, const nlohmann::json& value,
                     const std::string& where);

@@ -22,6 +22,7 @@ std::string megabytes(const std::optional<double>& mb) {
 std::string chunk_text(const TrialFacts& t) {
   if (!t.batch_size) return "-";
   std::string text = t.item_chunk_size ? std::to_string(*t.item_chunk_size) : "none";
+  if (t.person_chunk_size) text += "/" + std::to_string(*t.person_chunk_size) + "p";
   return t.gradient_checkpointing ? text + "+ckpt" : text;
 }
 

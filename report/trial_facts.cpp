@@ -47,6 +47,8 @@ bool has_named_parameters(const json& diagnostics) {
 std::string memory_in_words(const json& memory) {
   const json chunk = memory.value("item_chunk_size", json());
   std::string text = chunk.is_number() ? "chunk " + chunk.dump() : std::string("chunk none");
+  const json persons = memory.value("person_chunk_size", json());
+  if (persons.is_number()) text += ", " + persons.dump() + " persons a chunk";
   const auto checkpointing = memory.find("gradient_checkpointing");
   if (checkpointing != memory.end() && *checkpointing == true) text += ", checkpointing";
   return text;
@@ -56,6 +58,7 @@ std::string TrialFacts::trained_config() const {
   if (!batch_size) return "";
   return "batch " + std::to_string(*batch_size) + ", " +
          memory_in_words({{"item_chunk_size", item_chunk_size ? json(*item_chunk_size) : json()},
+                          {"person_chunk_size", person_chunk_size ? json(*person_chunk_size) : json()},
                           {"gradient_checkpointing", gradient_checkpointing}});
 }
 
@@ -76,6 +79,7 @@ TrialFacts trial_facts(const hpo::FrozenTrial& trial) {
   }
   facts.batch_size = hpo::integer_attr(trial, "bfhpo:batch_size");
   facts.item_chunk_size = hpo::integer_attr(trial, "bfhpo:item_chunk_size");
+  facts.person_chunk_size = hpo::integer_attr(trial, "bfhpo:person_chunk_size");
   facts.gradient_checkpointing = hpo::boolean_attr(trial, "bfhpo:gradient_checkpointing").value_or(false);
   if (const json* history = hpo::system_attr(trial, "bfhpo:oom_history", hpo::AttrType::Array))
     for (const auto& rung : *history)
@@ -108,6 +112,7 @@ json dashboard_user_attrs(const TrialFacts& facts) {
   if (facts.batch_size) {
     attrs["trained_batch_size"] = *facts.batch_size;
     attrs["trained_item_chunk_size"] = facts.item_chunk_size ? json(*facts.item_chunk_size) : json("none");
+    if (facts.person_chunk_size) attrs["trained_person_chunk_size"] = *facts.person_chunk_size;
     attrs["gradient_checkpointing"] = facts.gradient_checkpointing;
   }
   if (facts.launched()) attrs["oom_retries"] = facts.oom_history.size();

@@ -40,6 +40,7 @@ struct TrialFacts {
   std::string gate_memory;                 // what it chose, in words: "chunk 8, checkpointing"
   std::optional<int64_t> batch_size;       // what training finished with (gate and OOM ladder applied)
   std::optional<int64_t> item_chunk_size;
+  std::optional<int64_t> person_chunk_size;
   bool gradient_checkpointing = false;
   std::vector<OomRung> oom_history;
   nlohmann::json diagnostics;              // models::Diagnostics::to_json(), or null
@@ -55,7 +56,8 @@ struct TrialFacts {
 TrialFacts trial_facts(const hpo::FrozenTrial& trial);
 std::vector<TrialFacts> trial_facts(const std::vector<hpo::FrozenTrial>& trials);
 
-// A memory configuration {"item_chunk_size", "gradient_checkpointing"} in words: "chunk 8, checkpointing".
+// A memory configuration {"item_chunk_size", "person_chunk_size", "gradient_checkpointing"} in words:
+// "chunk 8, checkpointing", "chunk 1, 256 persons a chunk, checkpointing".
 std::string memory_in_words(const nlohmann::json& memory);
 
 // The trial user attributes optuna-dashboard shows (it hides system

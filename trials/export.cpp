@@ -19,10 +19,14 @@ TrialConfig trained_config(const hpo::StudySpec& spec, const hpo::FrozenTrial& t
   TrialConfig config = make_trial_config(spec, best["params"], spec.source.string());
   config.training.seed = best["trained_with"]["seed"].get<uint64_t>();
   if (const auto batch_size = hpo::integer_attr(trial, "bfhpo:batch_size")) config.training.batch_size = *batch_size;
-  if (trial.system_attrs.contains("bfhpo:item_chunk_size") && trial.system_attrs["bfhpo:item_chunk_size"].is_null())
-    config.approximator.memory.item_chunk_size = std::nullopt;
-  else if (const auto chunk = hpo::integer_attr(trial, "bfhpo:item_chunk_size"))
-    config.approximator.memory.item_chunk_size = *chunk;
+  const auto chunk_attr = [&](const std::string& key, std::optional<int64_t>& chunk) {
+    if (trial.system_attrs.contains(key) && trial.system_attrs[key].is_null())
+      chunk = std::nullopt;
+    else if (const auto size = hpo::integer_attr(trial, key))
+      chunk = *size;
+  };
+  chunk_attr("bfhpo:item_chunk_size", config.approximator.memory.item_chunk_size);
+  chunk_attr("bfhpo:person_chunk_size", config.approximator.memory.person_chunk_size);
   if (const auto checkpointing = hpo::boolean_attr(trial, "bfhpo:gradient_checkpointing"))
     config.approximator.memory.gradient_checkpointing = *checkpointing;
   return config;

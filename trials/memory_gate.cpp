@@ -7,11 +7,10 @@ memory::StepShape worst_case_shape(const TrialConfig& config) {
 }
 
 GateDecision memory_gate(const TrialConfig& config, std::optional<double> budget_mb,
-                         const memory::DeviceProfile& profile, const std::vector<int64_t>& item_chunk_ladder) {
+                         const memory::DeviceProfile& profile, const MemoryLadder& ladder) {
   const memory::StepShape shape = worst_case_shape(config);
   std::vector<models::MemoryConfig> candidates{config.approximator.memory};
-  for (const int64_t chunk : item_chunk_ladder)
-    if (chunk < shape.n_items) candidates.push_back({chunk, true});
+  for (const auto& rung : ladder.rungs_at(shape)) candidates.push_back(rung);
   GateDecision decision;
   models::ApproximatorSpec spec = config.approximator;
   for (const auto& candidate : candidates) {

@@ -2,13 +2,15 @@
 // trial's configuration fits the budget at the worst-case shape (the study's
 // max items and max persons, the trial's batch size). When the configuration
 // as given does not fit, cheaper summary-network memory configurations are
-// tried analytically -- each chunk of the OOM ladder with gradient
-// checkpointing, largest (fastest) first -- and the first that fits is
-// chosen. When none fits, the trial is pruned with reason "memory" before
+// tried analytically -- the rungs of the memory ladder that cut something at
+// that shape (trials/memory_ladder.hpp: item chunks with gradient
+// checkpointing, largest (fastest) first, then person chunks) -- and the
+// first that fits is chosen. When none fits, the trial is pruned with reason "memory" before
 // any tensor is allocated.
 #pragma once
 
 #include "memory/estimate.hpp"
+#include "trials/memory_ladder.hpp"
 #include "trials/trial_config.hpp"
 
 #include <optional>
@@ -26,6 +28,6 @@ memory::StepShape worst_case_shape(const TrialConfig& config);
 
 // No budget: everything fits (the estimate is still computed and recorded).
 GateDecision memory_gate(const TrialConfig& config, std::optional<double> budget_mb,
-                         const memory::DeviceProfile& profile, const std::vector<int64_t>& item_chunk_ladder);
+                         const memory::DeviceProfile& profile, const MemoryLadder& ladder);
 
 }  // namespace bfhpo::trials

@@ -36,7 +36,7 @@ EstimateReport estimate_configuration(const MemoryRequest& request) {
   report.budget_mb = context.budget_mb;
   report.as_given = memory::estimate_peak_memory(loaded.config.approximator, report.shape, context.profile);
   report.gate = memory_gate(loaded.config, context.budget_mb, context.profile,
-                            context.settings.memory.oom_retry.item_chunk_ladder);
+                            context.settings.memory.oom_retry.ladder);
   report.warnings = context.profile.warnings;
   return report;
 }
@@ -46,7 +46,7 @@ MemoryProbeReport probe_configuration(const MemoryRequest& request) {
   const StudyContext& context = loaded.context;
   ProbeOptions options;
   options.batch_size = loaded.config.training.batch_size;
-  options.item_chunk_ladder = context.settings.memory.oom_retry.item_chunk_ladder;
+  options.ladder = context.settings.memory.oom_retry.ladder;
   options.seed = loaded.config.training.seed;
   options.early_stop = false;
   if (context.device.is_cpu() && context.budget_mb)
@@ -89,9 +89,13 @@ std::string EstimateReport::text() const {
   if (!gate.fits) {
     std::snprintf(line, sizeof line, "PRUNED for memory (cheapest configuration %.1f MB)\n", gate.estimate.peak_mb);
   } else {
-    std::snprintf(line, sizeof line, "fits with item chunk %s%s (%.1f MB)\n",
+    const std::string persons = gate.memory.person_chunk_size
+                                    ? ", " + std::to_string(*gate.memory.person_chunk_size) + " persons a chunk"
+                                    : "";
+    std::snprintf(line, sizeof line, "fits with item chunk %s%s%s (%.1f MB)\n",
                   gate.memory.item_chunk_size ? std::to_string(*gate.memory.item_chunk_size).c_str() : "none",
-                  gate.memory.gradient_checkpointing ? " and checkpointing" : "", gate.estimate.peak_mb);
+                  persons.c_str(), gate.memory.gradient_checkpointing ? " and checkpointing" : "",
+                  gate.estimate.peak_mb);
   }
   return out + line;
 }

@@ -17,6 +17,7 @@ OomEvent event_of(Trainer& trainer, const std::exception& error) {
   event.batch_size = trainer.batch_size();
   event.item_chunk_size = memory.item_chunk_size;
   event.gradient_checkpointing = memory.gradient_checkpointing;
+  event.person_chunk_size = memory.person_chunk_size;
   event.bytes_requested = memory::oom_requested_bytes(error);
   event.message = first_line(error.what());
   return event;
@@ -24,13 +25,11 @@ OomEvent event_of(Trainer& trainer, const std::exception& error) {
 
 // The next cheaper configuration, or false when none is left.
 bool step_down(Trainer& trainer, const OomRetryOptions& options) {
-  const models::MemoryConfig current = trainer.approximator().spec().memory;
-  for (const int64_t chunk : options.item_chunk_ladder) {
-    if (!current.item_chunk_size || chunk < *current.item_chunk_size ||
-        (chunk == *current.item_chunk_size && !current.gradient_checkpointing)) {
-      trainer.approximator().set_memory_config({chunk, true});
-      return true;
-    }
+  const auto& ranges = trainer.simulator_spec().ranges;
+  const memory::StepShape largest{trainer.batch_size(), ranges.max_items, ranges.max_persons};
+  if (const auto cheaper = options.ladder.below(trainer.approximator().spec().memory, largest)) {
+    trainer.approximator().set_memory_config(*cheaper);
+    return true;
   }
   const auto smaller = std::min(trainer.batch_size() - 1,
                                 static_cast<int64_t>(std::floor(trainer.batch_size() / options.backoff_factor)));
@@ -46,20 +45,15 @@ std::optional<ConfigProblem> OomRetryOptions::problem() const {
     return ConfigProblem{"min_batch_size", "must be at least 1, got " + std::to_string(min_batch_size), "give e.g. 4"};
   if (!(backoff_factor > 1))
     return ConfigProblem{"backoff_factor", "must be > 1, got " + std::to_string(backoff_factor), "give e.g. 2"};
-  if (item_chunk_ladder.empty())
-    return ConfigProblem{"item_chunk_ladder", "is empty", "give at least one chunk size, e.g. [16, 8, 4, 2, 1]"};
-  for (std::size_t i = 0; i < item_chunk_ladder.size(); ++i)
-    if (item_chunk_ladder[i] < 1 || (i > 0 && item_chunk_ladder[i] >= item_chunk_ladder[i - 1]))
-      return ConfigProblem{"item_chunk_ladder", "expected strictly decreasing whole numbers >= 1",
-                           "give e.g. [16, 8, 4, 2, 1]"};
-  return std::nullopt;
+  return ladder.problem();
+}
+
+models::MemoryConfig memory_of(const OomEvent& event) {
+  return {event.item_chunk_size, event.gradient_checkpointing, event.person_chunk_size};
 }
 
 std::string describe(const OomEvent& event) {
-  std::string text = "batch " + std::to_string(event.batch_size) + ", chunk " +
-                     (event.item_chunk_size ? std::to_string(*event.item_chunk_size) : std::string("none"));
-  if (event.gradient_checkpointing) text += ", checkpointing";
-  return text;
+  return "batch " + std::to_string(event.batch_size) + ", " + describe(memory_of(event));
 }
 
 FitResult fit_with_oom_retry(Trainer& trainer, const OomRetryOptions& options, const EpochCallback& on_epoch,
@@ -87,6 +81,7 @@ FitResult fit_with_oom_retry(Trainer& trainer, const OomRetryOptions& options, c
         next->batch_size = trainer.batch_size();
         next->item_chunk_size = memory.item_chunk_size;
         next->gradient_checkpointing = memory.gradient_checkpointing;
+        next->person_chunk_size = memory.person_chunk_size;
         next->bytes_requested.reset();
         next->message.clear();
       }
@@ -104,6 +99,7 @@ FitResult fit_with_oom_retry(Trainer& trainer, const OomRetryOptions& options, c
   result.batch_size = trainer.batch_size();
   result.item_chunk_size = memory.item_chunk_size;
   result.gradient_checkpointing = memory.gradient_checkpointing;
+  result.person_chunk_size = memory.person_chunk_size;
   result.attempts = static_cast<int>(result.history.size()) + 1;
   return result;
 }

@@ -5,9 +5,10 @@
 // are those of the last completed step, so no progress is lost.
 //
 // The ladder, in order:
-//   1. a smaller item_chunk_size with gradient checkpointing: the next entry
-//      of `item_chunk_ladder` below the current chunk (no chunk counts as
-//      larger than any entry);
+//   1. the memory ladder's next rung below the current configuration
+//      (trials/memory_ladder.hpp): smaller item chunks with gradient
+//      checkpointing, then person chunks at the smallest item chunk --
+//      those that cut something at the simulator's largest shape;
 //   2. once the ladder is exhausted, batch_size /= backoff_factor (rounded
 //      down, at least one less);
 //   3. below min_batch_size: OomBackoffExhausted, naming the last
@@ -15,6 +16,7 @@
 #pragma once
 
 #include "common/config_reader.hpp"
+#include "trials/memory_ladder.hpp"
 #include "trials/trainer.hpp"
 
 #include <functional>
@@ -29,9 +31,9 @@ struct OomRetryOptions {
   std::optional<int64_t> start_batch_size;  // none: the trainer's batch size
   int64_t min_batch_size = 4;
   double backoff_factor = 2.0;
-  std::vector<int64_t> item_chunk_ladder = {16, 8, 4, 2, 1};  // tried in this order, each with checkpointing
+  MemoryLadder ladder;
 
-  // min_batch_size >= 1, backoff_factor > 1, a non-empty strictly decreasing ladder of sizes >= 1.
+  // min_batch_size >= 1, backoff_factor > 1, the ladder's own problem().
   std::optional<ConfigProblem> problem() const;
 };
 
@@ -41,6 +43,7 @@ struct OomEvent {
   int64_t batch_size = 0;
   std::optional<int64_t> item_chunk_size;
   bool gradient_checkpointing = false;
+  std::optional<int64_t> person_chunk_size;
   std::optional<int64_t> bytes_requested;    // the allocation that failed, when the error says
   std::string message;                       // the first line of the error
 };
@@ -49,6 +52,7 @@ struct FitResult {
   int64_t batch_size = 0;                    // the configuration training finished with
   std::optional<int64_t> item_chunk_size;
   bool gradient_checkpointing = false;
+  std::optional<int64_t> person_chunk_size;
   int attempts = 1;                          // 1 + number of OOMs survived
   std::vector<OomEvent> history;
   TrainingSummary summary;
@@ -73,5 +77,7 @@ FitResult fit_with_oom_retry(Trainer& trainer, const OomRetryOptions& options = 
                              const OomCallback& on_oom = {});
 
 std::string describe(const OomEvent& event);  // "batch 32, chunk 8, checkpointing"
+// The memory configuration an event names.
+models::MemoryConfig memory_of(const OomEvent& event);
 
 }  // namespace bfhpo::trials

@@ -12,9 +12,9 @@ namespace {
 
 constexpr double kMb = 1024.0 * 1024.0;
 
-std::vector<models::MemoryConfig> grid(const ProbeOptions& options) {
+std::vector<models::MemoryConfig> grid(const ProbeOptions& options, const memory::StepShape& shape) {
   std::vector<models::MemoryConfig> points{{std::nullopt, false}};
-  for (const int64_t chunk : options.item_chunk_ladder) points.push_back({chunk, true});
+  for (const auto& rung : options.ladder.rungs_at(shape)) points.push_back(rung);
   return points;
 }
 
@@ -57,7 +57,7 @@ MemoryProbeReport probe_memory_config(models::ContinuousApproximatorImpl& approx
   // The probe's random draws (dropout, calibration samples) leave no trace.
   auto generator = at::globalContext().defaultGenerator(device);
   const auto rng_state = generator.get_state();
-  for (const auto& config : grid(options)) {
+  for (const auto& config : grid(options, {options.batch_size, ranges.max_items, ranges.max_persons})) {
     ProbePoint point;
     point.config = config;
     memory::safe_empty_cache();
@@ -97,12 +97,14 @@ nlohmann::json MemoryProbeReport::to_json() const {
 }
 
 std::string MemoryProbeReport::table() const {
-  std::string text = "chunk  checkpointing  peak MB   seconds  fits\n";
-  char line[128];
+  std::string text = "chunk  persons  checkpointing  peak MB   seconds  fits\n";
+  char line[160];
+  const auto size = [](const std::optional<int64_t>& chunk) { return chunk ? std::to_string(*chunk) : "all"; };
   for (const auto& p : points) {
-    std::snprintf(line, sizeof line, "%-6s %-14s %8.1f  %7.2f  %s\n",
+    std::snprintf(line, sizeof line, "%-6s %-8s %-14s %8.1f  %7.2f  %s\n",
                   p.config.item_chunk_size ? std::to_string(*p.config.item_chunk_size).c_str() : "none",
-                  p.config.gradient_checkpointing ? "yes" : "no", p.peak_mb, p.seconds, p.fits ? "yes" : "OOM");
+                  size(p.config.person_chunk_size).c_str(), p.config.gradient_checkpointing ? "yes" : "no",
+                  p.peak_mb, p.seconds, p.fits ? "yes" : "OOM");
     text += line;
   }
   return text;

@@ -1,8 +1,8 @@
 // probe_memory_config: measures, instead of estimating, which memory
-// configuration of the summary network fits. For each grid point
-// (item_chunk_size, gradient_checkpointing), cheapest compute first (no
-// chunk without checkpointing, then checkpointed chunks from large to
-// small), it runs one real training step -- forward, backward and an Adam
+// configuration of the summary network fits. For each grid point, cheapest
+// compute first (no chunk without checkpointing, then the memory ladder's
+// rungs that cut something at the shape: checkpointed item chunks from large
+// to small, then person chunks), it runs one real training step -- forward, backward and an Adam
 // step -- at the worst-case shape (max items, max persons, the batch size)
 // on a disposable clone of the approximator, metering the peak. The
 // original's weights, buffers and optimizer state are untouched (the clone is
@@ -18,6 +18,7 @@
 
 #include "models/approximator.hpp"
 #include "models/simulators/simulator.hpp"
+#include "trials/memory_ladder.hpp"
 
 #include <optional>
 #include <vector>
@@ -26,7 +27,7 @@ namespace bfhpo::trials {
 
 struct ProbeOptions {
   int64_t batch_size = 32;
-  std::vector<int64_t> item_chunk_ladder = {16, 8, 4, 2, 1};
+  MemoryLadder ladder;
   std::optional<int64_t> cpu_budget_bytes;  // CPU: enforce this budget during each step
   bool early_stop = true;
   uint64_t seed = 1;

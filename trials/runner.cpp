@@ -133,7 +133,7 @@ hpo::FeasiblePredicate StudyContext::memory_feasibility() const {
   return [this](const hpo::Params& params) {
     try {
       const TrialConfig config = with_params(fixed, spec.search_space.to_external(params), "proposal");
-      return memory_gate(config, budget_mb, profile, settings.memory.oom_retry.item_chunk_ladder).fits;
+      return memory_gate(config, budget_mb, profile, settings.memory.oom_retry.ladder).fits;
     } catch (const UserError&) {
       return false;  // an invalid combination (heads not dividing embed_dim): never propose it
     }
@@ -191,7 +191,7 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   const auto measured_peak_mb = [&] { return static_cast<double>(meter.snapshot().peak_bytes - baseline) / kMb; };
   const MemorySettings& memory_settings = context.settings.memory;
   const GateDecision gate = memory_gate(config, memory_settings.gate ? context.budget_mb : std::nullopt,
-                                        context.profile, memory_settings.oom_retry.item_chunk_ladder);
+                                        context.profile, memory_settings.oom_retry.ladder);
   record.system("estimated_peak_mb", gate.estimate.peak_mb);
   record.system("estimate", gate.estimate.to_json());
   if (!context.profile.warnings.empty()) record.system("estimate_warnings", context.profile.warnings);
@@ -202,7 +202,8 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
     return finish(hpo::TrialState::Pruned, {},
                   std::string(kPruneReasonMemory) + ": estimated peak " + format_mb(gate.estimate.peak_mb) +
                       " exceeds the budget of " + format_mb(*context.budget_mb) +
-                      " at every memory configuration (item chunks down to the ladder's smallest, with checkpointing)");
+                      " at every memory configuration (item and person chunks down to the ladder's smallest, with "
+                      "checkpointing)");
   }
   config.approximator.memory = gate.memory;
 
@@ -222,7 +223,7 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   if (memory_settings.probe) {
     ProbeOptions probe;
     probe.batch_size = training.batch_size;
-    probe.item_chunk_ladder = memory_settings.oom_retry.item_chunk_ladder;
+    probe.ladder = memory_settings.oom_retry.ladder;
     probe.seed = training.seed;
     // The probe's clone draws its initial weights from the global generator;
     // training goes on from the state a run without a probe has.
@@ -273,6 +274,8 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   record.system("batch_size", fit.batch_size);
   record.system("item_chunk_size", fit.item_chunk_size ? nlohmann::json(*fit.item_chunk_size) : nlohmann::json());
   record.system("gradient_checkpointing", fit.gradient_checkpointing);
+  record.system("person_chunk_size",
+                fit.person_chunk_size ? nlohmann::json(*fit.person_chunk_size) : nlohmann::json());
   record.system("oom_attempts", static_cast<int>(fit.history.size()));
   record.system("oom_history", history_json(fit.history));
   record.system("step_seconds", fit.summary.step_seconds);

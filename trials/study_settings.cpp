@@ -10,18 +10,24 @@ namespace {
 
 using nlohmann::json;
 
+// A ladder of chunk sizes: a list of whole numbers >= 1.
+std::vector<int64_t> chunk_ladder(const ConfigSection& section, const std::string& key, const json& ladder,
+                                  const std::string& example) {
+  if (!ladder.is_array()) throw section.error(key, "expected a list, got " + ladder.dump(), "give e.g. " + example);
+  std::vector<int64_t> sizes;
+  for (std::size_t i = 0; i < ladder.size(); ++i)
+    sizes.push_back(config_integer(ladder[i], section.source(), section.field(key) + "[" + std::to_string(i) + "]", 1));
+  return sizes;
+}
+
 OomRetryOptions parse_oom_retry(ConfigSection section) {
   OomRetryOptions options;
   if (const auto n = section.integer("min_batch_size", 1)) options.min_batch_size = *n;
   if (const auto factor = section.number("backoff_factor")) options.backoff_factor = *factor;
-  if (const json* ladder = section.find("item_chunk_ladder")) {
-    if (!ladder->is_array())
-      throw section.error("item_chunk_ladder", "expected a list, got " + ladder->dump(), "give e.g. [16, 8, 4, 2, 1]");
-    options.item_chunk_ladder.clear();
-    for (std::size_t i = 0; i < ladder->size(); ++i)
-      options.item_chunk_ladder.push_back(config_integer(
-          (*ladder)[i], section.source(), section.field("item_chunk_ladder") + "[" + std::to_string(i) + "]", 1));
-  }
+  if (const json* ladder = section.find("item_chunk_ladder"))
+    options.ladder.item_chunks = chunk_ladder(section, "item_chunk_ladder", *ladder, "[16, 8, 4, 2, 1]");
+  if (const json* ladder = section.find("person_chunk_ladder"))
+    options.ladder.person_chunks = chunk_ladder(section, "person_chunk_ladder", *ladder, "[1024, 256, 64]");
   section.reject_unknown_keys();
   section.check(options.problem());
   return options;

@@ -4,7 +4,8 @@
 //   "memory":    {"budget_mb": 4096 | "auto", "auto_fraction": 0.9,
 //                 "gate": true, "probe": false,
 //                 "oom_retry": {"min_batch_size": 4, "backoff_factor": 2,
-//                               "item_chunk_ladder": [16, 8, 4, 2, 1]}}
+//                               "item_chunk_ladder": [16, 8, 4, 2, 1],
+//                               "person_chunk_ladder": [1024, 256, 64]}}
 //   "objective": "val_nll" | "calibration_error" |
 //                {"val_nll": 1.0, "calibration_error": 10.0}   (a weighted sum)
 //

@@ -91,6 +91,7 @@ class Trainer {
   int64_t total_steps() const { return options_.total_steps(); }
   double learning_rate_at(int step) const;
   const TrainingOptions& options() const { return options_; }
+  const models::SimulatorSpec& simulator_spec() const { return simulator_.spec(); }
   models::ContinuousApproximatorImpl& approximator() { return *approximator_; }
   torch::optim::Adam& optimizer() { return optimizer_; }
 

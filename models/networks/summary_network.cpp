@@ -11,33 +11,61 @@
 namespace bfhpo::models {
 namespace {
 
-// The stacked per-cell features [B, c, P, F] of a chunk of c items
-// (summary_network.hpp lists them) from its responses and mask [B, c, P];
-// `answered` [B, c, 1] counts the persons who answered each item,
-// `person_sum` and `person_count` [B, P] are each person's summed scaled
-// responses and answered items over all J items.
+}  // namespace
+
+// What the cell features of a chunk of c items need from all its persons
+// [B, c, 1]: how many answered each item, its p-value, and the mean and sd
+// of its respondents' rest scores. Reads only the data: no gradient.
+struct ItemStatistics {
+  torch::Tensor answered, p_value, rest_mean, rest_sd;
+};
+
+namespace {
+
+// The rest score (the person's mean scaled response over the other items
+// they answered) of every cell of `scaled` [B, c, P], from the persons'
+// summed scaled responses `sum` and answered counts `count` [B, 1, P].
+torch::Tensor rest_score(const torch::Tensor& scaled, const torch::Tensor& mask, const torch::Tensor& sum,
+                         const torch::Tensor& count) {
+  return (sum - scaled) / (count - mask).clamp_min(1.0);
+}
+
+ItemStatistics item_statistics(int64_t n_categories, const torch::Tensor& responses, const torch::Tensor& mask,
+                               const torch::Tensor& person_sum, const torch::Tensor& person_count) {
+  const auto scaled = responses * mask / static_cast<double>(n_categories - 1);
+  ItemStatistics stats;
+  stats.answered = mask.sum(2, /*keepdim=*/true);
+  const auto answered = stats.answered.clamp_min(1.0);
+  stats.p_value = scaled.sum(2, /*keepdim=*/true) / answered;
+  const auto rest = rest_score(scaled, mask, person_sum.unsqueeze(1), person_count.unsqueeze(1));
+  stats.rest_mean = (rest * mask).sum(2, /*keepdim=*/true) / answered;
+  const auto rest_centred = (rest - stats.rest_mean) * mask;
+  stats.rest_sd = (rest_centred.square().sum(2, /*keepdim=*/true) / answered + 1e-4).sqrt();
+  return stats;
+}
+
+// The stacked per-cell features [B, c, p, F] of a chunk of c items and p of
+// their persons (summary_network.hpp lists them) from its responses and mask
+// [B, c, p], the items' statistics over all their persons, and `person_sum`
+// and `person_count` [B, p], those persons' summed scaled responses and
+// answered items over all n_items items; `n_persons` all the items' persons.
 torch::Tensor cell_features(int64_t n_categories, const torch::Tensor& responses, const torch::Tensor& mask,
-                            const torch::Tensor& answered, const torch::Tensor& person_sum,
-                            const torch::Tensor& person_count, int64_t n_items) {
+                            const ItemStatistics& stats, const torch::Tensor& person_sum,
+                            const torch::Tensor& person_count, int64_t n_items, int64_t n_persons) {
   const auto scaled = responses * mask / static_cast<double>(n_categories - 1);
   const auto sum = person_sum.unsqueeze(1), count = person_count.unsqueeze(1);
   const auto score = sum / count.clamp_min(1.0);
-  const auto p_value = scaled.sum(2, /*keepdim=*/true) / answered.clamp_min(1.0);
-  // The rest score (the person's score without this item), standardized over the persons who answered the item.
-  const auto rest = (sum - scaled) / (count - mask).clamp_min(1.0);
-  const auto rest_mean = (rest * mask).sum(2, /*keepdim=*/true) / answered.clamp_min(1.0);
-  const auto rest_centred = (rest - rest_mean) * mask;
-  const auto rest_sd = (rest_centred.square().sum(2, /*keepdim=*/true) / answered.clamp_min(1.0) + 1e-4).sqrt();
-  const auto rest_z = rest_centred / rest_sd;
+  // The rest score, standardized over the persons who answered the item.
+  const auto rest_z = (rest_score(scaled, mask, sum, count) - stats.rest_mean) * mask / stats.rest_sd;
   std::vector<torch::Tensor> features;
   for (int64_t k = 1; k < n_categories; ++k) features.push_back(responses.ge(k).to(mask.dtype()) * mask);
   features.push_back(score.expand_as(responses));
-  features.push_back(p_value.expand_as(responses));
+  features.push_back(stats.p_value.expand_as(responses));
   features.push_back((scaled - score) * mask);
   features.push_back((count / static_cast<double>(n_items)).expand_as(responses));
-  features.push_back((answered / static_cast<double>(responses.size(2))).expand_as(responses));
+  features.push_back((stats.answered / static_cast<double>(n_persons)).expand_as(responses));
   features.push_back(rest_z);
-  features.push_back((scaled - p_value) * rest_z);
+  features.push_back((scaled - stats.p_value) * rest_z);
   return torch::stack(features, -1);
 }
 
@@ -95,43 +123,62 @@ void SummaryNetworkImpl::set_memory_config(MemoryConfig memory) {
     throw std::invalid_argument("SummaryNetwork: item_chunk_size must be positive, got " +
                                 std::to_string(*memory.item_chunk_size));
   }
+  if (memory.person_chunk_size && *memory.person_chunk_size <= 0) {
+    throw std::invalid_argument("SummaryNetwork: person_chunk_size must be positive, got " +
+                                std::to_string(*memory.person_chunk_size));
+  }
   memory_ = memory;
 }
 
-torch::Tensor SummaryNetworkImpl::pool_persons(const torch::Tensor& responses, const torch::Tensor& mask,
-                                               const torch::Tensor& person_sum, const torch::Tensor& person_count,
-                                               int64_t n_items) {
-  const auto answered = mask.sum(2, /*keepdim=*/true);  // [B, c, 1]
-  const auto hidden =
-      phi_->hidden(cell_features(n_categories_, responses, mask, answered, person_sum, person_count, n_items));
-  const auto mean_hidden = MaskedPersonSum::apply(hidden, mask) / answered.clamp_min(1.0);
-  // phi's last layer is affine, so the mean of its outputs is the layer applied to the mean; an item nobody
-  // answered pools to 0, as the mean of no outputs.
-  const auto& output_layer = phi_->output_layer();
-  return torch::linear(mean_hidden, output_layer->weight) + output_layer->bias * answered.clamp_max(1.0);
+torch::Tensor SummaryNetworkImpl::person_chunk_sum(const torch::Tensor& responses, const torch::Tensor& mask,
+                                                   const ItemStatistics& stats, const torch::Tensor& person_sum,
+                                                   const torch::Tensor& person_count, int64_t n_items,
+                                                   int64_t n_persons) {
+  const auto features =
+      cell_features(n_categories_, responses, mask, stats, person_sum, person_count, n_items, n_persons);
+  return MaskedPersonSum::apply(phi_->hidden(features), mask);
 }
 
 torch::Tensor SummaryNetworkImpl::per_item_stage(const torch::Tensor& responses, const torch::Tensor& mask) {
-  const int64_t n_items = responses.size(2);
+  const int64_t n_persons = responses.size(1), n_items = responses.size(2);
   const auto person_count = mask.sum(2);
   const auto person_sum = (responses * mask).sum(2) / static_cast<double>(n_categories_ - 1);
-  const int64_t chunk = std::min(memory_.item_chunk_size.value_or(n_items), n_items);
-  const CheckpointedFn fn = [this, n_items](const std::vector<torch::Tensor>& in) {
-    return pool_persons(in[0], in[1], in[2], in[3], n_items);
-  };
+  const int64_t item_chunk = std::min(memory_.item_chunk_size.value_or(n_items), n_items);
+  const int64_t person_chunk = std::min(memory_.person_chunk_size.value_or(n_persons), n_persons);
   const auto phi_params = phi_->parameters();
   // Items before persons [B, J, P]: a chunk's cells are contiguous rows, phi's activations [B, c, P, width].
-  const auto response_chunks = responses.transpose(1, 2).contiguous().split(chunk, 1);
-  const auto mask_chunks = mask.transpose(1, 2).contiguous().split(chunk, 1);
-  // Of several chunks, the last one is not checkpointed: backward reaches it first, so its recomputation would
-  // redo the forward just done. Its activations stay from its forward to its backward instead (one chunk's,
-  // as a recomputed chunk holds; torch.utils.checkpoint_sequential leaves its last segment so too).
-  const size_t n_chunks = response_chunks.size();
+  const auto response_chunks = responses.transpose(1, 2).contiguous().split(item_chunk, 1);
+  const auto mask_chunks = mask.transpose(1, 2).contiguous().split(item_chunk, 1);
+  const auto person_sum_chunks = person_sum.split(person_chunk, 1);
+  const auto person_count_chunks = person_count.split(person_chunk, 1);
+  // Of several pieces (an item chunk's person chunk), the last one is not checkpointed: backward reaches it
+  // first, so its recomputation would redo the forward just done. Its activations stay from its forward to
+  // its backward instead (one piece's, as a recomputed piece holds; torch.utils.checkpoint_sequential leaves
+  // its last segment so too).
+  const size_t n_pieces = response_chunks.size() * person_sum_chunks.size();
+  size_t piece = 0;
   std::vector<torch::Tensor> pooled;
-  for (size_t i = 0; i < n_chunks; ++i) {
-    const std::vector<torch::Tensor> inputs{response_chunks[i], mask_chunks[i], person_sum, person_count};
-    const bool recomputed = memory_.gradient_checkpointing && (i + 1 < n_chunks || n_chunks == 1);
-    pooled.push_back(recomputed ? checkpoint(fn, inputs, phi_params) : fn(inputs));
+  for (size_t i = 0; i < response_chunks.size(); ++i) {
+    const auto stats =
+        item_statistics(n_categories_, response_chunks[i], mask_chunks[i], person_sum, person_count);
+    const auto response_pieces = response_chunks[i].split(person_chunk, 2);
+    const auto mask_pieces = mask_chunks[i].split(person_chunk, 2);
+    const CheckpointedFn fn = [this, stats, n_items, n_persons](const std::vector<torch::Tensor>& in) {
+      return person_chunk_sum(in[0], in[1], stats, in[2], in[3], n_items, n_persons);
+    };
+    torch::Tensor hidden_sum;
+    for (size_t k = 0; k < response_pieces.size(); ++k, ++piece) {
+      const std::vector<torch::Tensor> inputs{response_pieces[k], mask_pieces[k], person_sum_chunks[k],
+                                              person_count_chunks[k]};
+      const bool recomputed = memory_.gradient_checkpointing && (piece + 1 < n_pieces || n_pieces == 1);
+      const auto sum = recomputed ? checkpoint(fn, inputs, phi_params) : fn(inputs);
+      hidden_sum = hidden_sum.defined() ? hidden_sum + sum : sum;
+    }
+    // phi's last layer is affine, so the mean of its outputs is the layer applied to the mean; an item nobody
+    // answered pools to 0, as the mean of no outputs.
+    const auto& output_layer = phi_->output_layer();
+    pooled.push_back(torch::linear(hidden_sum / stats.answered.clamp_min(1.0), output_layer->weight) +
+                     output_layer->bias * stats.answered.clamp_max(1.0));
   }
   return torch::cat(pooled, 1);
 }
@@ -151,7 +198,10 @@ SummaryOutput SummaryNetworkImpl::forward(const torch::Tensor& responses, const 
 
 void set_summary_memory_config(SummaryNetwork& summary_net, std::optional<int64_t> item_chunk_size,
                                bool gradient_checkpointing) {
-  summary_net->set_memory_config(MemoryConfig{item_chunk_size, gradient_checkpointing});
+  MemoryConfig memory = summary_net->memory_config();
+  memory.item_chunk_size = item_chunk_size;
+  memory.gradient_checkpointing = gradient_checkpointing;
+  summary_net->set_memory_config(memory);
 }
 
 }  // namespace bfhpo::models

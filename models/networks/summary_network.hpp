@@ -23,12 +23,14 @@
 //     (affine) layer on the mean -- the same function, with the last
 //     layer's matmuls over B*J rows instead of B*P*J. Phi holds the
 //     B*P*J*width activations and runs over chunks of `item_chunk_size`
-//     items; with
-//     gradient checkpointing each chunk is a custom autograd Function that
-//     runs forward under no-grad and recomputes in backward (RNG state
-//     restored so dropout draws the same mask) -- except the last of
-//     several chunks, whose activations backward uses first: kept, not
-//     recomputed.
+//     items, and within a chunk over chunks of `person_chunk_size` persons
+//     (pieces) whose pooled sums add up (the items' p-values and rest-score
+//     means and sds, which the cell features need, are taken over all
+//     persons first); with gradient checkpointing each piece is a custom
+//     autograd Function that runs forward under no-grad and recomputes in
+//     backward (RNG state restored so dropout draws the same mask) -- except
+//     the last of several pieces, whose activations backward uses first:
+//     kept, not recomputed.
 //   across items: `attention_layers` SetTransformer blocks (multi-head self
 //     attention + LayerNorm + feed-forward + LayerNorm) of width embed_dim.
 //   outputs: per-item context [B, J, embed_dim] and a global summary
@@ -48,6 +50,8 @@
 #include <optional>
 
 namespace bfhpo::models {
+
+struct ItemStatistics;  // summary_network.cpp
 
 struct SummaryOutput {
   torch::Tensor item_context;  // [B, J, embed_dim]
@@ -71,11 +75,14 @@ class SummaryNetworkImpl : public torch::nn::Module {
   int64_t n_categories() const { return n_categories_; }
 
  private:
-  // DeepSet over persons for a chunk of c items: responses and mask [B, c, P],
-  // and the persons' summed scaled responses and answered counts over all
-  // n_items items [B, P] -> [B, c, cell_dim].
-  torch::Tensor pool_persons(const torch::Tensor& responses, const torch::Tensor& mask,
-                             const torch::Tensor& person_sum, const torch::Tensor& person_count, int64_t n_items);
+  // For a chunk of c items and p of their persons: responses and mask
+  // [B, c, p], the items' statistics over all n_persons persons, and the p
+  // persons' summed scaled responses and answered counts over all n_items
+  // items [B, p] -> the masked sum over the p persons of phi's hidden layers
+  // [B, c, hidden width].
+  torch::Tensor person_chunk_sum(const torch::Tensor& responses, const torch::Tensor& mask,
+                                 const ItemStatistics& stats, const torch::Tensor& person_sum,
+                                 const torch::Tensor& person_count, int64_t n_items, int64_t n_persons);
   // [B, P, J] -> [B, J, cell_dim]
   torch::Tensor per_item_stage(const torch::Tensor& responses, const torch::Tensor& mask);
 

@@ -81,6 +81,8 @@ TEST_CASE("Estimate agrees with the measured peak of a training step within 15%"
   SECTION("unchunked") {}
   SECTION("chunked, no checkpointing") { spec.memory = {3, false}; }
   SECTION("chunked with checkpointing") { spec.memory = {3, true}; }
+  SECTION("person chunks, no checkpointing") { spec.memory = {std::nullopt, false, 16}; }
+  SECTION("item and person chunks with checkpointing") { spec.memory = {3, true, 13}; }
   SECTION("calibrated") {
     spec.calibration.enabled = true;
     spec.calibration.n_post_samples = 40;
@@ -90,6 +92,29 @@ TEST_CASE("Estimate agrees with the measured peak of a training step within 15%"
   const double measured = measure_training_step(spec, shape).peak_mb;
   INFO("estimated " << estimated << " MB, measured " << measured << " MB");
   CHECK(estimated == Approx(measured).epsilon(0.15));
+}
+
+TEST_CASE("Where persons are what does not fit, person chunks lower the peak, estimated and measured alike",
+          "[estimate]") {
+  // Many persons and a wide phi: at one item a chunk, the per-cell activations
+  // of one item's 900 persons outweigh the batch itself.
+  const StepShape shape{4, 5, 900};
+  ApproximatorSpec spec = small_spec();
+  spec.summary.cell_mlp_width = 192;
+  spec.summary.cell_mlp_depth = 3;
+  spec.memory = {1, true};
+  const double item_chunked_estimate = estimate_mb(spec, shape);
+  const double item_chunked = measure_training_step(spec, shape).peak_mb;
+  spec.memory.person_chunk_size = 100;
+  const double person_chunked_estimate = estimate_mb(spec, shape);
+  const double person_chunked = measure_training_step(spec, shape).peak_mb;
+  INFO("item chunk 1: estimated " << item_chunked_estimate << " MB, measured " << item_chunked
+                                  << " MB; and 100 persons a chunk: estimated " << person_chunked_estimate
+                                  << " MB, measured " << person_chunked << " MB");
+  CHECK(item_chunked_estimate == Approx(item_chunked).epsilon(0.15));
+  CHECK(person_chunked_estimate == Approx(person_chunked).epsilon(0.15));
+  CHECK(person_chunked < 0.7 * item_chunked);
+  CHECK(person_chunked_estimate < 0.7 * item_chunked_estimate);
 }
 
 TEST_CASE("Estimate agrees with the measured peak within 15% for every IRT model", "[estimate]") {
@@ -261,10 +286,13 @@ TEST_CASE("exceeds_memory_budget: above the budget exceeds, equal fits, NaN exce
   CHECK_FALSE(exceeds_memory_budget(1e30, std::numeric_limits<double>::infinity()));  // no limit
 }
 
-TEST_CASE("Estimate rejects empty shapes and an empty item chunk", "[estimate]") {
+TEST_CASE("Estimate rejects empty shapes and an empty item or person chunk", "[estimate]") {
   CHECK_THROWS_AS(estimate_peak_memory(small_spec(), {0, 20, 100}), std::invalid_argument);
   CHECK_THROWS_AS(estimate_peak_memory(small_spec(), {8, 0, 100}), std::invalid_argument);
   ApproximatorSpec zero_chunk = small_spec();
   zero_chunk.memory.item_chunk_size = 0;
   CHECK_THROWS_AS(estimate_peak_memory(zero_chunk, {8, 20, 100}), std::invalid_argument);
+  ApproximatorSpec zero_person_chunk = small_spec();
+  zero_person_chunk.memory.person_chunk_size = 0;
+  CHECK_THROWS_AS(estimate_peak_memory(zero_person_chunk, {8, 20, 100}), std::invalid_argument);
 }

@@ -3,6 +3,7 @@
 #include "models/networks/summary_network.hpp"
 
 #include <map>
+#include <optional>
 #include <string>
 
 using namespace bfhpo::models;
@@ -139,6 +140,32 @@ TEST_CASE("SummaryNetwork: with graded responses and missing cells, chunked and 
   }
 }
 
+TEST_CASE("SummaryNetwork: person chunks, alone and within item chunks, equal unchunked outputs and gradients",
+          "[networks]") {
+  for (const int64_t k : {2, 4}) {
+    INFO("K = " << k);
+    torch::manual_seed(6);
+    SummaryNetwork net(tiny_spec(), MemoryConfig{}, k);
+    net->to(torch::kFloat64);
+    // 11 persons: chunks of 4 leave a last chunk of 3; a person who answered nothing, an item nobody answered.
+    auto mask = torch::bernoulli(torch::full({2, 11, 7}, 0.75, torch::kFloat64));
+    mask.select(1, 5).zero_();
+    mask.select(2, 2).select(0, 1).zero_();
+    const auto y = torch::randint(0, k, {2, 11, 7}, torch::kFloat64) * mask;
+    const auto reference = forward_backward(net, y, 13, mask);
+    for (const std::optional<int64_t> item_chunk : {std::optional<int64_t>{}, std::optional<int64_t>{3}}) {
+      for (const int64_t person_chunk : {1, 4, 11, 30}) {
+        for (const bool checkpointing : {false, true}) {
+          INFO("item chunk " << item_chunk.value_or(0) << ", person chunk " << person_chunk << ", checkpointing "
+                             << checkpointing);
+          net->set_memory_config(MemoryConfig{item_chunk, checkpointing, person_chunk});
+          require_same(forward_backward(net, y, 13, mask), reference);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("SummaryNetwork: a missing cell's response is never read, the mask is", "[networks]") {
   torch::manual_seed(5);
   SummaryNetwork net(tiny_spec(), MemoryConfig{}, 4);
@@ -184,4 +211,5 @@ TEST_CASE("SummaryNetwork rejects a non-positive item chunk", "[networks]") {
   SummaryNetwork net(tiny_spec());
   REQUIRE_THROWS_AS(set_summary_memory_config(net, 0, true), std::invalid_argument);
   REQUIRE_THROWS_AS(SummaryNetwork(tiny_spec(), MemoryConfig{-2, false}), std::invalid_argument);
+  REQUIRE_THROWS_AS(SummaryNetwork(tiny_spec(), MemoryConfig{std::nullopt, true, 0}), std::invalid_argument);
 }

@@ -39,7 +39,7 @@ TEST_CASE("fit_with_oom_retry steps down the ladder under a real CPU budget and 
   std::vector<double> validation;
   OomRetryOptions options;
   options.min_batch_size = 4;
-  options.item_chunk_ladder = {4, 1};
+  options.ladder = {{4, 1}, {}};
   const FitResult result = fit_with_oom_retry(*trainer, options, [&](const EpochReport& epoch) {
     validation.push_back(epoch.validation_loss);
     if (epoch.epoch == 1) budget.emplace(baseline + (cheap + full) / 2);
@@ -75,7 +75,7 @@ TEST_CASE("below min_batch_size: OomBackoffExhausted names the last configuratio
   const int steps = trainer->steps_completed();
   OomRetryOptions options;
   options.min_batch_size = 4;
-  options.item_chunk_ladder = {2};
+  options.ladder = {{2}, {}};
   memory::install_cpu_memory_tracking();
   std::string message;
   std::vector<OomEvent> history;

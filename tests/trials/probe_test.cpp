@@ -22,7 +22,7 @@ TEST_CASE("probe_memory_config measures each point on a clone and applies the fi
 
   ProbeOptions options;
   options.batch_size = 16;
-  options.item_chunk_ladder = {4, 1};
+  options.ladder = {{4, 1}, {}};
   options.early_stop = false;
   const MemoryProbeReport unlimited = probe_memory_config(approximator, test::tiny_simulator(), options, torch::kCPU);
   REQUIRE(unlimited.points.size() == 3);

@@ -42,12 +42,20 @@ TEST_CASE("OomRetryOptions::problem holds exactly for a bad ladder, factor or mi
     OomRetryOptions options;
     options.min_batch_size = minimum(rng);
     options.backoff_factor = factor(rng);
-    options.item_chunk_ladder.clear();
-    for (int k = length(rng); k > 0; --k) options.item_chunk_ladder.push_back(size(rng));
-    bool ladder_ok = !options.item_chunk_ladder.empty();
-    for (std::size_t k = 0; k < options.item_chunk_ladder.size(); ++k)
-      ladder_ok = ladder_ok && options.item_chunk_ladder[k] >= 1 &&
-                  (k == 0 || options.item_chunk_ladder[k] < options.item_chunk_ladder[k - 1]);
+    const auto random_ladder = [&] {
+      std::vector<int64_t> ladder;
+      for (int k = length(rng); k > 0; --k) ladder.push_back(size(rng));
+      return ladder;
+    };
+    const auto decreasing = [](const std::vector<int64_t>& ladder) {
+      for (std::size_t k = 0; k < ladder.size(); ++k)
+        if (ladder[k] < 1 || (k > 0 && ladder[k] >= ladder[k - 1])) return false;
+      return true;
+    };
+    options.ladder.item_chunks = random_ladder();
+    options.ladder.person_chunks = random_ladder();
+    const bool ladder_ok = !options.ladder.item_chunks.empty() && decreasing(options.ladder.item_chunks) &&
+                           decreasing(options.ladder.person_chunks);
     const bool valid = options.min_batch_size >= 1 && options.backoff_factor > 1 && ladder_ok;
     CHECK(options.problem().has_value() == !valid);
   }
