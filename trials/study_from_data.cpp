@@ -21,14 +21,16 @@ constexpr int64_t kValidationSims = 64;
 constexpr double kLearningRate = 5e-4;
 
 // CPU seconds of one training step of the drafted network (one thread), in
-// the cells a step simulates and reads (batch x items x persons). `bfhpo
-// train` of init's studies, 8 and 24 steps, on this project's loaded 2-core
-// machine (user + sys, the difference over 16 steps): 2PL 200 x 16 (102,400
-// cells) 0.10 s, GRM K=6 300 x 5 (48,000 cells) 0.11 s, 2PL 1,248 x 16
-// (639,000 cells) 4.0 s (a third of it sys: page faults). The time grows
-// faster than the cells, so a square term.
-constexpr double kStepSeconds = 0.1;
-constexpr double kCellSquaredSeconds = 9.5e-12;
+// the cells a step simulates and reads (batch x items x persons): linear,
+// about a microsecond a cell. `bfhpo train` of init's network, 2 and 6 steps
+// of 32 data sets, the difference over 4 steps (user + sys, 2-core machine
+// at load 1.5): 2PL 200 x 16 (102,400 cells) 0.115 s; 1,248 x 16 (639,000)
+// 0.90 s; 2,000 x 50 (3.2 M) 4.7 s; 3,570 x 57 (6.5 M, item chunk 1
+// checkpointed) 7.3 s; a GRM with K = 6 on 300 x 5, 0.11 s, is 1.5 times a
+// binary model's cell cost: K - 1 features and thresholds a cell.
+constexpr double kStepSeconds = 0.02;
+constexpr double kCellSeconds = 1.1e-6;
+constexpr double kCellSecondsPerExtraCategory = 0.125 * kCellSeconds;
 
 std::string join(const std::vector<int64_t>& values) {
   std::string text;
@@ -161,7 +163,8 @@ double expected_cpu_seconds(const models::SimulatorSpec& simulator, int64_t batc
   const double persons = 0.5 * static_cast<double>(r.min_persons + r.max_persons);
   const double batch = static_cast<double>(batch_size);
   const double cells = batch * items * persons;
-  const double per_step = kStepSeconds + kCellSquaredSeconds * cells * cells;
+  const double extra_categories = static_cast<double>(std::max<int64_t>(simulator.n_categories - 2, 0));
+  const double per_step = kStepSeconds + (kCellSeconds + kCellSecondsPerExtraCategory * extra_categories) * cells;
   return per_step * static_cast<double>(steps);
 }
 
