@@ -140,8 +140,9 @@ class SetAttentionBlock(nn.Module):
 def cell_features(responses, mask, answered, person_sum, person_count, n_items):
     # Binary items (K = 2): the response, the person's score, the item's
     # p-value, the centred response, the person's and the item's answered
-    # shares, the rest score standardized over the item's persons, and its
-    # product with the response centred by the p-value.
+    # shares, the rest score standardized over the item's persons, its
+    # product with the response centred by the p-value, and log(answered) /
+    # log(1000).
     scaled = responses * mask
     total, count = person_sum.unsqueeze(2), person_count.unsqueeze(2)
     score = total / count.clamp_min(1.0)
@@ -160,6 +161,7 @@ def cell_features(responses, mask, answered, person_sum, person_count, n_items):
         (answered / float(responses.size(1))).expand_as(responses),
         rest_z,
         (scaled - p_value) * rest_z,
+        (answered.clamp_min(1.0).log() / math.log(1000.0)).expand_as(responses),
     ]
     return torch.stack(features, -1)
 

@@ -66,7 +66,7 @@ struct CalibrationSpec {
 
 // Per-cell features of the summary network for K response categories
 // (summary_network.hpp lists them).
-constexpr int64_t n_cell_features(int64_t n_categories) { return n_categories - 1 + 7; }
+constexpr int64_t n_cell_features(int64_t n_categories) { return n_categories - 1 + 8; }
 
 struct ApproximatorSpec {
   // What the simulator's model fixes (models/simulators/simulator.hpp), not

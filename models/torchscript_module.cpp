@@ -148,6 +148,7 @@ class SourceWriter {
          << "    features.append((answered / n_persons).expand_as(y))\n"
          << "    features.append(rest_z)\n"
          << "    features.append((scaled - p_value) * rest_z)\n"
+         << "    features.append((n_answered.log() / 6.907755278982137).expand_as(y))\n"
          << "    hidden = self._mlp_hidden_summary__phi(torch.stack(features, -1))\n"
          << "    pooled = torch.matmul(mask.unsqueeze(2), hidden).squeeze(2) / answered.clamp_min(1.0)\n"
          << "    pooled = torch.linear(pooled, " << self(phi_out + ".weight") << ") + " << self(phi_out + ".bias")

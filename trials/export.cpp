@@ -112,7 +112,8 @@ json bayesflow_json(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTri
        "item_cells is that item's column as a set over persons, with the features bfhpo computes per cell "
        "(the indicators y_pj >= k for k = 1..K-1, the person's score, the item's p-value, the scaled response "
        "minus the person's score, the person's and the item's answered shares, the person's rest score "
-       "standardized over the item's persons and its product with the response minus the p-value; every feature "
+       "standardized over the item's persons and its product with the response minus the p-value, and "
+       "log(persons who answered the item) / log(1000); every feature "
        "0 on a missing "
        "cell, and the mean over persons taken over the persons who answered), which the simulator must provide.",
        "Not carried over: bfhpo's SetTransformer across items (" + std::to_string(s.attention_layers) +

@@ -11,6 +11,9 @@
 namespace bfhpo::models {
 namespace {
 
+// The persons-count feature is log(answered) / log(1000): 1 at a thousand persons.
+constexpr double kLogThousand = 6.907755278982137;
+
 }  // namespace
 
 // What the cell features of a chunk of c items need from all its persons
@@ -66,6 +69,7 @@ torch::Tensor cell_features(int64_t n_categories, const torch::Tensor& responses
   features.push_back((stats.answered / static_cast<double>(n_persons)).expand_as(responses));
   features.push_back(rest_z);
   features.push_back((scaled - stats.p_value) * rest_z);
+  features.push_back((stats.answered.clamp_min(1.0).log() / kLogThousand).expand_as(responses));
   return torch::stack(features, -1);
 }
 

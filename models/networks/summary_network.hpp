@@ -1,7 +1,7 @@
 // Summary network for a persons x items response matrix [B, P, J] with a
 // mask of the observed cells. Exchangeable over persons and over items.
 //
-//   per-cell features [B, P, J, F], F = n_cell_features(K) = (K - 1) + 7, with
+//   per-cell features [B, P, J, F], F = n_cell_features(K) = (K - 1) + 8, with
 //     r_pj = y_pj / (K - 1) the response scaled to [0, 1] and m_pj the mask
 //     (every feature is 0 on a missing cell, where it is one of the last):
 //     [y_pj >= k] for k = 1..K-1 (the response itself for binary items), the
@@ -10,11 +10,16 @@
 //     person's score, the share of items the person answered, the share of
 //     persons who answered the item, z_pj the person's rest score (mean r
 //     over the other items they answered) standardized over the persons who
-//     answered item j, and (r_pj - p-value_j) z_pj. The last two carry the
+//     answered item j, (r_pj - p-value_j) z_pj, and log(n_j) / log(1000)
+//     of the n_j persons who answered item j. The product and z carry the
 //     discrimination: the mean of the product over persons is the item-rest
 //     covariance in rest-score sd units, which a mean of phi over persons
 //     otherwise has to learn to form from the raw score (bench/README.md,
-//     posterior quality, measures the difference).
+//     posterior quality, measures the difference). The last carries how many
+//     persons there are, which a mean over persons and the answered shares
+//     otherwise hide: without it the posterior cannot contract with more
+//     persons (bench/person_range.sh measured half Stan's sd at 100 persons
+//     for a network trained on 100 to 1,000).
 //   per-item stage (DeepSet over persons, per item): phi = Mlp(F -> cell_mlp
 //     hidden -> cell_dim) on every cell, masked mean over the persons who
 //     answered the item -> [B, J, cell_dim], then a Linear to embed_dim
