@@ -1,12 +1,18 @@
 #include "cli/command.hpp"
 #include "common/atomic_file.hpp"
 #include "common/user_error.hpp"
+#include "models/simulators/item_response_model.hpp"
 #include "trials/posterior_inference.hpp"
+#include "trials/posterior_predictive_check.hpp"
+#include "trials/summary_space_check.hpp"
 
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
+#include <optional>
+#include <sstream>
 #include <vector>
 
 namespace bfhpo::cli {
@@ -27,18 +33,46 @@ bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
 // An output that names an input, or the other output, would destroy it: refused before any work.
 void refuse_outputs_over_inputs(const VerbArgs& args, const std::vector<std::filesystem::path>& inputs) {
   std::vector<std::string> outputs;
-  for (const char* option : {"out", "draws-out"})
+  for (const char* option : {"out", "draws-out", "check-out"})
     if (args.count(option)) outputs.push_back(option);
-  for (const auto& option : outputs) {
-    const std::string output = args[option].as<std::string>();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::string output = args[outputs[i]].as<std::string>();
     for (const auto& input : inputs)
       if (same_file(output, input))
-        throw UserError("bfhpo infer: --" + option + " " + output + " names an input, " + input.string() +
-                        ", which writing would destroy. Fix: give --" + option + " another file");
+        throw UserError("bfhpo infer: --" + outputs[i] + " " + output + " names an input, " + input.string() +
+                        ", which writing would destroy. Fix: give --" + outputs[i] + " another file");
+    for (size_t k = 0; k < i; ++k)
+      if (same_file(args[outputs[k]].as<std::string>(), output))
+        throw UserError("bfhpo infer: --" + outputs[k] + " and --" + outputs[i] + " name the same file, " +
+                        args[outputs[k]].as<std::string>() + ". Fix: give each output a file of its own");
   }
-  if (outputs.size() == 2 && same_file(args["out"].as<std::string>(), args["draws-out"].as<std::string>()))
-    throw UserError("bfhpo infer: --out and --draws-out name the same file, " + args["out"].as<std::string>() +
-                    ". Fix: give the summary and the draws a file each");
+}
+
+// The model check's options, refused before any work when no flag could come of them.
+std::optional<trials::PredictiveCheckOptions> check_options(const VerbArgs& args, int64_t n_categories) {
+  const auto replications = args["check-replications"].as<int64_t>();
+  if (replications == 0) {
+    if (args.count("check-out"))
+      throw UserError("bfhpo infer: --check-out with --check-replications 0: no model check to write. Fix: leave "
+                      "out one of them");
+    return std::nullopt;
+  }
+  trials::PredictiveCheckOptions options{replications, args["check-alpha"].as<double>(), args["seed"].as<uint64_t>()};
+  trials::check_options_valid(options, static_cast<int64_t>(trials::item_statistic_names(n_categories).size()),
+                              "bfhpo infer: --check-replications " + std::to_string(replications) +
+                                  " --check-alpha " + std::to_string(options.alpha));
+  return options;
+}
+
+// One line: how many items misfit against how many chance gives, where the data's summary lies.
+std::string model_check_line(const trials::PredictiveCheck& predictive, const trials::SummarySpaceCheck& summary_space) {
+  std::ostringstream line;
+  line << std::setprecision(3) << "model check: " << predictive.misfitting_items().size() << " of "
+       << predictive.items.size() << " items misfit (at most " << predictive.alpha * static_cast<double>(predictive.items.size())
+       << " expected by chance when the model fits; " << predictive.replications
+       << " replications); the data's summary lies at the " << summary_space.percentile
+       << "th percentile of simulated data sets' distances (p = " << summary_space.p_value << ")";
+  return line.str();
 }
 
 }  // namespace
@@ -57,11 +91,22 @@ int run_infer(const VerbArgs& args) {
   refuse_outputs_over_inputs(args, inputs);
   const auto data = trials::read_response_matrix(
       data_file, args.count("id-column") ? args["id-column"].as<std::string>() : "", trials::response_format(model));
+  const auto check = check_options(args, trials::response_format(model).n_categories);
   const auto posterior =
       trials::infer_posterior(model, data, args["draws"].as<int64_t>(), args["seed"].as<uint64_t>());
   for (const auto& warning : posterior.warnings) std::cerr << "warning: " << warning << "\n";
-  const std::string summary =
-      format == "json" ? posterior.summary_json().dump(2) + "\n" : posterior.summary_csv();
+  auto summary_json = posterior.summary_json();
+  if (check) {
+    const auto item_model = models::make_item_response_model(model.config.simulator);
+    const auto predictive = trials::posterior_predictive_check(*item_model, data, posterior, *check);
+    const auto summary_space = trials::summary_space_check(model, data, check->seed);
+    std::cerr << model_check_line(predictive, summary_space) << "\n";
+    for (const auto& warning : predictive.warnings()) std::cerr << "warning: " << warning << "\n";
+    if (const auto warning = summary_space.warning()) std::cerr << "warning: " << *warning << "\n";
+    summary_json["model_check"] = {{"items", predictive.to_json()}, {"summary_space", summary_space.to_json()}};
+    if (args.count("check-out")) write_file_atomically(args["check-out"].as<std::string>(), predictive.to_csv());
+  }
+  const std::string summary = format == "json" ? summary_json.dump(2) + "\n" : posterior.summary_csv();
   if (args.count("draws-out")) write_file_atomically(args["draws-out"].as<std::string>(), posterior.draws_csv());
   if (args.count("out"))
     write_file_atomically(args["out"].as<std::string>(), summary);

@@ -85,7 +85,13 @@ void infer_options(po::options_description& options) {
       "format", po::value<std::string>()->default_value("csv"), "csv or json: the per-item summary")(
       "out", po::value<std::string>(), "write the summary to this file instead of stdout")(
       "draws-out", po::value<std::string>(), "also write every draw (item,draw,log_a,b,log_prob) to this CSV file")(
-      "id-column", po::value<std::string>(), "the person-id column's name (default: id, person, person_id or respondent)");
+      "id-column", po::value<std::string>(), "the person-id column's name (default: id, person, person_id or respondent)")(
+      "check-replications", po::value<int64_t>()->default_value(500),
+      "model check: replicated data sets of the posterior predictive check per item (0: no model check)")(
+      "check-alpha", po::value<double>()->default_value(0.05, "0.05"),
+      "model check: each item's chance of a false misfit flag when the model fits")(
+      "check-out", po::value<std::string>(),
+      "model check: write the per-item check (observed vs replicated statistics, tail probabilities) to this CSV file");
 }
 
 void init_options(po::options_description& options) {
@@ -156,7 +162,7 @@ const std::vector<Verb>& verbs() {
        "STUDY.json [--params PARAMS.json] [--epochs N] [--seed S] [--out DIR] [--json]", Side::Training, train_options},
       {"infer", "posterior draws of every item's parameters for a real response matrix",
        "MODEL_DIR|STUDY.json --data responses.csv [--draws N] [--seed S] [--format csv|json] [--out F] [--draws-out F]"
-       " [--id-column NAME] [--storage URL]",
+       " [--id-column NAME] [--check-replications R] [--check-alpha A] [--check-out F] [--storage URL]",
        Side::Training, infer_options},
       {"init", "write a training study sized to a response file: ranges, categories, missing share, training length",
        "--data responses.csv --model rasch|2pl|3pl|grm [-o STUDY.json [--force]] [--id-column NAME]", Side::Training,

@@ -68,6 +68,18 @@ with open(sys.argv[1], "w") as f:
 PY
 }
 
+# train_small_2pl MODEL_DIR ITEMS PERSONS EPOCHS: `bfhpo train` a small 2PL estimator (ITEMS and
+# PERSONS as JSON ranges, e.g. "[6, 10]") on the CPU at a learning rate of 3e-3, into MODEL_DIR.
+train_small_2pl() {
+  write_training_study "$WORK/small-2pl.json" 1 '"simulator": {"model": "2pl", "n_items": '"$2"', "n_persons": '"$3"'},
+  "training": {"epochs": '"$4"', "num_batches": 25, "batch_size": 16, "validation_sims": 8, "device": "cpu",
+               "learning_rate": 3e-3},
+  "approximator": {"summary.cell_dim": 16, "summary.cell_mlp_width": 32, "summary.cell_mlp_depth": 1,
+                   "summary.embed_dim": 32, "summary.attention_heads": 2, "summary.attention_layers": 1,
+                   "summary.summary_dim": 8, "flow.depth": 3, "flow.subnet_width": 32, "flow.subnet_depth": 1}'
+  "$BFHPO" train "$WORK/small-2pl.json" --out "$1" > "$WORK/train.out" 2>&1 || fail "train: $(tail -3 "$WORK/train.out")"
+}
+
 # journal_py JOURNAL SCRIPT [ARGS...]: runs SCRIPT with `study` = the Optuna
 # study in JOURNAL (which must load), `trials` its trials, `TS` the states.
 journal_py() {
