@@ -4,7 +4,14 @@
 # column, empty = missing), from Debian's r-cran-psychtools:
 #   Rscript bench/real_data.R OUT_DIR
 # epi.csv: the Eysenck Personality Inventory, 57 binary items as 0/1 (missing cells kept);
-# spi.csv: the SAPA Personality Inventory's 135 items with 6 categories, as 0..5.
+# spi.csv: the SAPA Personality Inventory's 135 items with 6 categories, as 0..5;
+# and the one-dimensional scales a researcher fits an IRT model to, each item
+# keyed by the package's scoring keys (a "-" key reversed: 1 - y, 5 - y):
+# epi_neuroticism.csv: epi's N scale, 24 binary items, 3,570 persons, 2.2% missing;
+# spi_neuroticism.csv: spi's Neuro scale, 14 items with 6 categories, 4,000 persons;
+# epir_neuroticism.csv: epiR's first testing (474 persons), the N scale, 2.0% missing;
+# geras_mcog.csv: GERAS's M.cog scale, 7 items of a 5-point scale (coded 2..6, as 0..4), 471 persons.
+# The last two are small enough to train at init's length on a 2-core machine.
 # psych's `ability` and `bfi` are kept aside for an independent check.
 args <- commandArgs(trailingOnly = TRUE)
 out <- if (length(args) >= 1) args[1] else "."
@@ -22,3 +29,15 @@ write_responses(epi - 1, "epi")  # coded 1/2 in psychTools
 data(spi, package = "psychTools")
 items <- grep("^q_", names(spi))
 write_responses(spi[, items] - 1, "spi")
+keyed <- function(responses, keys, top) {
+  names <- sub("^-", "", keys)
+  scale <- responses[, names]
+  reversed <- startsWith(keys, "-")
+  scale[, reversed] <- top - scale[, reversed]
+  scale
+}
+write_responses(keyed(epi - 1, psychTools::epi.keys$N, 1), "epi_neuroticism")
+write_responses(keyed(spi[, items] - 1, psychTools::spi.keys$Neuro, 5), "spi_neuroticism")
+epir <- psychTools::epiR[psychTools::epiR$time == 1, ]
+write_responses(keyed(epir[, paste0("V", 1:57)] - 1, psychTools::epi.keys$N, 1), "epir_neuroticism")
+write_responses(keyed(psychTools::GERAS.items - 2, psychTools::GERAS.keys$M.cog, 4), "geras_mcog")

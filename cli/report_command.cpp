@@ -12,7 +12,8 @@ int run_report(const VerbArgs& args) {
   const hpo::StudySpec spec = load_study(args);
   hpo::Study study(spec, nullptr, hpo::Study::Open::ReadOnly);
   const auto trials = study.trials();
-  const std::string html = report::html_report(spec, trials, study.system_attrs());
+  const auto levels = report::parse_memory_levels_gb(args["memory-levels"].as<std::string>(), "bfhpo report: --memory-levels");
+  const std::string html = report::html_report(spec, trials, study.system_attrs(), levels);
 
   const std::filesystem::path output =
       args.count("output") ? std::filesystem::path(args["output"].as<std::string>())

@@ -1,6 +1,7 @@
 #include "cli/command.hpp"
 #include "hpo/study.hpp"
 #include "hpo/study_report.hpp"
+#include "report/memory_frontier.hpp"
 #include "report/status_table.hpp"
 
 #include <iostream>
@@ -11,6 +12,7 @@ int run_status(const VerbArgs& args) {
   hpo::StudySpec spec = load_study(args);
   hpo::Study study(spec, nullptr, hpo::Study::Open::ReadOnly);
   const auto trials = study.trials();
+  const auto levels = report::parse_memory_levels_gb(args["memory-levels"].as<std::string>(), "bfhpo status: --memory-levels");
   // RUNNING trials nobody is working on any more (a dead ask/tell caller, a
   // worker gone): shown with the way to release them.
   nlohmann::json abandoned = nlohmann::json::array();
@@ -21,10 +23,12 @@ int run_status(const VerbArgs& args) {
   if (args.count("json")) {
     nlohmann::json status = hpo::study_status_json(spec, trials);
     status["abandoned"] = abandoned;
+    status["memory_frontier"] = report::memory_frontier_json(
+        report::memory_frontier(report::frontier_candidates(report::trial_facts(trials)), spec.direction, levels));
     std::cout << status.dump(2) << std::endl;
     return 0;
   }
-  std::cout << report::status_table(spec, trials);
+  std::cout << report::status_table(spec, trials, levels);
   for (const auto& t : abandoned)
     std::cout << "trial " << t["number"] << " is RUNNING but looks abandoned (" << t["reason"].get<std::string>()
               << "): release it with `bfhpo requeue " << spec.source.string() << " --trial " << t["number"]

@@ -48,13 +48,17 @@ void requeue_options(po::options_description& options) {
 
 void status_options(po::options_description& options) {
   storage_option(options);
-  options.add_options()("json", "print the status as one JSON object");
+  options.add_options()("json", "print the status as one JSON object")(
+      "memory-levels", po::value<std::string>()->default_value("8,16,24,40,80"),
+      "memory frontier: the sizes in GB at which to show the best trial that fits");
 }
 
 void report_options(po::options_description& options) {
   storage_option(options);
   options.add_options()("output,o", po::value<std::string>(),
-                        "the HTML file to write (default: <study file without .json>.report.html beside it)");
+                        "the HTML file to write (default: <study file without .json>.report.html beside it)")(
+      "memory-levels", po::value<std::string>()->default_value("8,16,24,40,80"),
+      "memory frontier: the sizes in GB at which to show the best trial that fits");
 }
 
 void export_options(po::options_description& options) {
@@ -63,7 +67,9 @@ void export_options(po::options_description& options) {
                                 "study also its complete configuration and weights)")(
       "format", po::value<std::string>()->default_value("json"),
       "json, csv (every trial, one row each) or bayesflow (the best configuration as BayesFlow arguments)")(
-      "output,o", po::value<std::string>(), "write to this file instead of stdout");
+      "output,o", po::value<std::string>(), "write to this file instead of stdout")(
+      "budget-mb", po::value<double>(),
+      "with --best or --format bayesflow: the best trial whose peak (measured, else estimated) fits this many MB");
 }
 
 void train_options(po::options_description& options) {

@@ -82,16 +82,20 @@ json study_status_json(const StudySpec& spec, const std::vector<FrozenTrial>& tr
           {"trials", rows}};
 }
 
+json trial_summary_json(const StudySpec& spec, const FrozenTrial& trial) {
+  return {{"study", spec.name},
+          {"trial", trial.number},
+          {"value", value_json(trial.value)},
+          {"params", external_params(trial)},
+          {"user_attrs", trial.user_attrs}};
+}
+
 json best_trial_json(const StudySpec& spec, const std::vector<FrozenTrial>& trials) {
   std::optional<FrozenTrial> best = best_of(trials, spec.direction);
   if (!best)
     throw UserError::at(printable_storage(spec.storage.string()), "", "the study has no COMPLETE trial yet",
                         "finish at least one trial (bfhpo tell ... --value V) before exporting the best");
-  return {{"study", spec.name},
-          {"trial", best->number},
-          {"value", value_json(best->value)},
-          {"params", external_params(*best)},
-          {"user_attrs", best->user_attrs}};
+  return trial_summary_json(spec, *best);
 }
 
 std::string trials_csv(const StudySpec& spec, const std::vector<FrozenTrial>& trials) {

@@ -21,7 +21,9 @@ nlohmann::json value_json(std::optional<double> value);
 // {"study", "direction", "n_trials", "counts": {"COMPLETE": n, ...}, "finished",
 //  "best": {"number", "value", "params"} or null, "trials": [...]}
 nlohmann::json study_status_json(const StudySpec& spec, const std::vector<FrozenTrial>& trials);
-// {"study", "trial", "value", "params": {name: external value}, "user_attrs"}; UserError if no COMPLETE trial.
+// {"study", "trial", "value", "params": {name: external value}, "user_attrs"} of one trial.
+nlohmann::json trial_summary_json(const StudySpec& spec, const FrozenTrial& trial);
+// trial_summary_json of the best trial; UserError if no COMPLETE trial.
 nlohmann::json best_trial_json(const StudySpec& spec, const std::vector<FrozenTrial>& trials);
 // One row per trial: number,state,value,datetime_start,datetime_complete,params_<name>...,
 // user_attrs_<key>...,system_attrs_<key>... (pandas-friendly, RFC 4180 quoting;

@@ -175,6 +175,61 @@ std::string importance_section(const std::vector<hpo::FrozenTrial>& trials) {
          "to 1. It sees each parameter alone, not interactions (fANOVA would).</p>\n";
 }
 
+// The best trial at each memory level, and the front of value against peak.
+std::string frontier_section(const std::vector<TrialFacts>& facts, hpo::StudyDirection direction,
+                             const std::vector<double>& levels_mb, const std::string& metric) {
+  const auto candidates = frontier_candidates(facts);
+  if (candidates.empty())
+    return "<p class=\"muted\">No COMPLETE trial records a memory peak (an external-objective study, or none "
+           "finished yet).</p>\n";
+  std::vector<double> measured_x, measured_y, estimated_x, estimated_y, front_x, front_y, all_x, all_y;
+  std::vector<std::string> measured_tips, estimated_tips;
+  std::vector<int> measured_trials, estimated_trials;
+  for (const auto& c : candidates) {
+    const std::string tip = "trial " + std::to_string(c.number) + ": " + metric + " " + format_number(c.value) +
+                            ", peak " + format_mb(c.peak_mb) + (c.measured ? " measured" : " estimated");
+    (c.measured ? measured_x : estimated_x).push_back(c.peak_mb);
+    (c.measured ? measured_y : estimated_y).push_back(c.value);
+    (c.measured ? measured_tips : estimated_tips).push_back(tip);
+    (c.measured ? measured_trials : estimated_trials).push_back(c.number);
+    all_x.push_back(c.peak_mb);
+    all_y.push_back(c.value);
+  }
+  for (const auto& f : memory_pareto_front(candidates, direction)) {
+    front_x.push_back(f.peak_mb);
+    front_y.push_back(f.value);
+  }
+  all_x.push_back(0.0);
+  front_x.push_back(range_of(all_x, 0.04).high);  // the last front value holds to the right edge
+  front_y.push_back(front_y.back());
+  SvgChart chart("Best " + metric + " within a memory peak", "peak MB (measured, else estimated)", metric,
+                 range_of(all_x, 0.04), range_of(all_y));
+  chart.step_line(front_x, front_y, "best-line");
+  chart.points(estimated_x, estimated_y, "frontier estimate", estimated_tips, estimated_trials, 4.0);
+  chart.points(measured_x, measured_y, "frontier measured", measured_tips, measured_trials, 3.5);
+  chart.legend({{"front: no trial is better with less memory", "best-line"}, {"measured peak", "measured"},
+                {"estimated peak (not measured)", "estimate"}});
+  std::ostringstream out;
+  out << chart.svg() << "<table class=\"frontier\"><tr><th>memory</th><th>trial</th><th>" << esc(metric)
+      << "</th><th>peak</th><th>estimated</th></tr>\n";
+  for (const auto& level : memory_frontier(candidates, direction, levels_mb)) {
+    out << "<tr class=\"frontier-row\"><td>under " << format_number(level.level_mb / 1024.0) << " GB</td>";
+    if (!level.best) {
+      out << "<td colspan=\"4\">none fits</td></tr>\n";
+      continue;
+    }
+    const auto& b = *level.best;
+    out << "<td class=\"num\">" << b.number << "</td><td class=\"num\">" << format_number(b.value)
+        << "</td><td class=\"num\">" << format_mb(b.peak_mb) << (b.measured ? " measured" : " estimated")
+        << "</td><td class=\"num\">" << (b.estimated_peak_mb ? format_mb(*b.estimated_peak_mb) : "-")
+        << "</td></tr>\n";
+  }
+  out << "</table>\n<p class=\"muted\">Each row: the best COMPLETE trial whose peak fits the size "
+         "(<code>bfhpo export --best --budget-mb N</code> exports it); <code>--memory-levels</code> names other "
+         "sizes.</p>\n";
+  return out.str();
+}
+
 std::string memory_section(const std::vector<TrialFacts>& facts) {
   std::vector<double> est_x, est_y, measured_x, measured_y, pruned_x, pruned_y, all_mb;
   std::vector<std::string> est_tips, measured_tips, pruned_tips;
@@ -358,7 +413,7 @@ std::string diagnostics_section(const TrialFacts& best) {
 }  // namespace
 
 std::string html_report(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials,
-                        const json& study_system_attrs) {
+                        const json& study_system_attrs, const std::vector<double>& memory_levels_mb) {
   const std::vector<TrialFacts> facts = trial_facts(trials);
   const json names = study_system_attrs.value(hpo::kMetricNamesAttr, json());
   const std::string metric = names.is_array() && !names.empty() && names[0].is_string() ? names[0].get<std::string>()
@@ -372,6 +427,7 @@ std::string html_report(const hpo::StudySpec& spec, const std::vector<hpo::Froze
       << intermediate_chart(facts) << "</div>\n";
   out << "<h2>Parameter importance</h2>\n" << importance_section(trials);
   out << "<h2>Memory</h2>\n" << memory_section(facts);
+  out << "<h2>Memory frontier</h2>\n" << frontier_section(facts, spec.direction, memory_levels_mb, metric);
   out << "<h2>Time per trial</h2>\n" << time_chart(facts);
   const auto best = hpo::best_of(trials, spec.direction);
   if (best) {

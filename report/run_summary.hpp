@@ -2,7 +2,8 @@
 // what this run did, what the memory gate decided (pruned before launch,
 // re-chunked), estimate against measured peak, every OOM ladder with the
 // configuration it ended on, the pruner's stops, and the best trial with its
-// diagnostics. A pure function of the trials, tested without a terminal.
+// diagnostics, and the memory frontier (report/memory_frontier.hpp) at its
+// default sizes. A pure function of the trials, tested without a terminal.
 #pragma once
 
 #include "hpo/frozen_trial.hpp"

@@ -39,7 +39,8 @@ std::string worker_text(const hpo::FrozenTrial& trial) {
 
 }  // namespace
 
-std::string status_table(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials) {
+std::string status_table(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials,
+                         const std::vector<double>& memory_levels_mb) {
   const nlohmann::json status = hpo::study_status_json(spec, trials);
   std::ostringstream out;
   out << "study " << spec.name << " (" << to_string(spec.direction) << "): " << status["finished"].get<int>() << " of "
@@ -67,6 +68,8 @@ std::string status_table(const hpo::StudySpec& spec, const std::vector<hpo::Froz
         << status["best"]["params"].dump() << "\n";
   else
     out << "best: none yet (no COMPLETE trial)\n";
+  out << memory_frontier_text(
+      memory_frontier(frontier_candidates(trial_facts(trials)), spec.direction, memory_levels_mb), "value");
   return out.str();
 }
 

@@ -9,12 +9,15 @@
 
 #include "hpo/frozen_trial.hpp"
 #include "hpo/study_spec.hpp"
+#include "report/memory_frontier.hpp"
 
 #include <string>
 #include <vector>
 
 namespace bfhpo::report {
 
-std::string status_table(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials);
+// Below the best trial, the memory frontier at `memory_levels_mb` (when a trial has a peak).
+std::string status_table(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials,
+                         const std::vector<double>& memory_levels_mb = default_memory_levels_mb());
 
 }  // namespace bfhpo::report

@@ -1,11 +1,15 @@
 #include "trials/export.hpp"
 
+#include "common/number_format.hpp"
+#include "common/user_error.hpp"
 #include "hpo/study_report.hpp"
 #include "hpo/trial_attrs.hpp"
 #include "models/simulators/simulator_spec.hpp"
+#include "report/memory_frontier.hpp"
 #include "trials/reproduction.hpp"
 #include "trials/trial_config.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace bfhpo::trials {
@@ -34,11 +38,32 @@ TrialConfig trained_config(const hpo::StudySpec& spec, const hpo::FrozenTrial& t
 
 json repeated(int64_t width, int64_t depth) { return json(std::vector<int64_t>(static_cast<size_t>(depth), width)); }
 
+// The best trial, or with a budget the best whose peak fits it.
+const hpo::FrozenTrial& chosen_trial(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials,
+                                     std::optional<double> budget_mb) {
+  if (!budget_mb) return trials.at(hpo::best_trial_json(spec, trials)["trial"].get<size_t>());
+  const auto candidates = report::frontier_candidates(report::trial_facts(trials));
+  if (const auto best = report::best_within(candidates, spec.direction, *budget_mb))
+    return trials.at(static_cast<size_t>(best->number));
+  const std::string source = spec.source.string();
+  if (candidates.empty())
+    throw UserError::at(source, "", "--budget-mb: no COMPLETE trial records a peak",
+                        "finish a trial of this training study first, or leave out --budget-mb");
+  const auto smallest = std::min_element(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) {
+    return a.peak_mb < b.peak_mb;
+  });
+  throw UserError::at(source, "", "--budget-mb " + format_number(*budget_mb) + ": no COMPLETE trial fits (the smallest peak is trial " +
+                                      std::to_string(smallest->number) + "'s, " + format_mb(smallest->peak_mb) + ")",
+                      "give a budget of at least " + format_mb(smallest->peak_mb) +
+                          ", or run trials with smaller memory (memory.budget_mb)");
+}
+
 }  // namespace
 
-json best_configuration_json(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials) {
-  json best = hpo::best_trial_json(spec, trials);
-  const hpo::FrozenTrial& trial = trials.at(best["trial"].get<size_t>());
+json best_configuration_json(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials,
+                             std::optional<double> budget_mb) {
+  const hpo::FrozenTrial& trial = chosen_trial(spec, trials, budget_mb);
+  json best = hpo::trial_summary_json(spec, trial);
   best["system_attrs"] = trial.system_attrs;
   best["trained_with"] = trained_with(trial, trial_seed(spec.seed, trial.number)).to_json();
   best["config"] = trained_config(spec, trial, best).to_json();
@@ -47,8 +72,9 @@ json best_configuration_json(const hpo::StudySpec& spec, const std::vector<hpo::
   return best;
 }
 
-json bayesflow_json(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials) {
-  const json best = best_configuration_json(spec, trials);
+json bayesflow_json(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials,
+                    std::optional<double> budget_mb) {
+  const json best = best_configuration_json(spec, trials, budget_mb);
   const TrialConfig config = trained_config(spec, trials.at(best["trial"].get<size_t>()), best);
   const auto& s = config.approximator.summary;
   const auto& f = config.approximator.flow;

@@ -6,7 +6,7 @@
 //     `bfhpo train STUDY.json --params FILE` accepts (its seed included),
 //     "trained_with" (seed, threads, device, LibTorch, OOM retries and the
 //     validation loss; trials/reproduction.hpp), and "weights", the path of
-//     its saved weights.
+//     its saved weights. `export --best --budget-mb N`: the best that fits N.
 //   bayesflow_json: the closest BayesFlow 2.1 configuration, as keyword
 //     arguments that exist in BayesFlow 2.1 with the same meaning (adapter,
 //     DeepSet, CouplingFlow, ContinuousApproximator, BasicWorkflow.fit_online,
@@ -20,11 +20,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <vector>
 
 namespace bfhpo::trials {
 
-nlohmann::json best_configuration_json(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials);
-nlohmann::json bayesflow_json(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials);
+// With `budget_mb`, the best among the trials whose peak fits it (measured,
+// else estimated: report/memory_frontier.hpp); a UserError naming the
+// smallest peak there is when none fits.
+nlohmann::json best_configuration_json(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials,
+                                       std::optional<double> budget_mb = std::nullopt);
+nlohmann::json bayesflow_json(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials,
+                              std::optional<double> budget_mb = std::nullopt);
 
 }  // namespace bfhpo::trials

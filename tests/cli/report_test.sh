@@ -48,10 +48,46 @@ assert not re.search(r"\bsrc\s*=|href\s*=\s*[\"\x27]?[^#\"\x27]|url\(\s*[\"\x27]
 print("report: points match", len(complete), "COMPLETE trials")
 ' "$WORK"
 
+# The memory frontier: status --json's levels and export --best --budget-mb give the best COMPLETE
+# trial whose peak (measured when it trained, else estimated) fits, as computed here from what Optuna reads.
+journal_py "$STUDY.journal" '
+peaks = {}
+for t in trials:
+    a = t.system_attrs
+    if t.state == TS.COMPLETE and t.value is not None:
+        launched = "bfhpo:batch_size" in a or a.get("bfhpo:oom_history")
+        peaks[t.number] = (t.value, a["bfhpo:measured_peak_mb"] if launched else a["bfhpo:estimated_peak_mb"])
+ordered = sorted(p for _, p in peaks.values())
+low, middle = ordered[0] / 2, ordered[len(ordered) // 2]
+def best_within(mb):
+    fits = [(v, p, n) for n, (v, p) in peaks.items() if p <= mb]
+    return min(fits)[2] if fits else None
+open(args[0] + "/levels", "w").write(f"{low / 1024},{middle / 1024}\n{middle!r}\n{low!r}\n")
+open(args[0] + "/expected", "w").write(json.dumps([None, best_within(middle)]))
+' "$WORK"
+levels=$(sed -n 1p "$WORK/levels"); middle=$(sed -n 2p "$WORK/levels"); low=$(sed -n 3p "$WORK/levels")
+"$BFHPO" status "$STUDY" --json --memory-levels "$levels" > "$WORK/status.json" || fail "status --json exited $?"
+"$OPTUNA_PYTHON" -c '
+import json, sys
+status, expected = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert [row["trial"] for row in status["memory_frontier"]] == expected, (status["memory_frontier"], expected)' \
+  "$WORK/status.json" "$WORK/expected" || fail "status --json's memory frontier is not the best that fits"
+"$BFHPO" status "$STUDY" --memory-levels "$levels" | grep -q "none fits" || fail "status shows no frontier"
+"$BFHPO" export "$STUDY" --best --budget-mb "$middle" > "$WORK/best-within.json" || fail "export --budget-mb exited $?"
+"$OPTUNA_PYTHON" -c '
+import json, sys
+best, expected = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert best["trial"] == expected[1] and "config" in best and "weights" in best, (best["trial"], expected)' \
+  "$WORK/best-within.json" "$WORK/expected" || fail "export --best --budget-mb chose another trial"
+expect_user_error "no COMPLETE trial fits" "$BFHPO" export "$STUDY" --best --budget-mb "$low"
+expect_user_error "it needs --best" "$BFHPO" export "$STUDY" --budget-mb 100
+expect_user_error "is not a memory size in GB" "$BFHPO" status "$STUDY" --memory-levels 8,big
+[ "$(grep -c 'class="frontier-row"' "$WORK/report.html")" -eq 5 ] || fail "the report's frontier table lacks its 5 sizes"
+
 # Headless Chromium: console messages are logged as ":CONSOLE"; the sentinel
 # page proves this check sees them.
 shoot() {  # shoot PAGE PNG LOG
-  timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,2200 \
+  timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,3000 \
     --screenshot="$2" --enable-logging=stderr --v=0 "file://$1" > /dev/null 2> "$3" || fail "chromium exited $?: $(tail -3 "$3")"
 }
 echo '<html><body><script>console.error("sentinel")</script></body></html>' > "$WORK/sentinel.html"
