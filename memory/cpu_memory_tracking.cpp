@@ -7,9 +7,11 @@
 #include <c10/util/Exception.h>
 
 #include <malloc.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <iomanip>
 #include <map>
@@ -41,6 +43,19 @@ std::atomic<c10::Allocator*> g_tracking_allocator{nullptr};
 constexpr size_t kMinCachedBytes = size_t{1} << 20;
 // A cached block serves a request of at least 1/kMaxSlack of its size.
 constexpr size_t kMaxSlack = 2;
+// A fresh block at least this large asks the kernel for transparent huge
+// pages over its whole 2 MiB pages: a 4 KiB page fault costs 15-40 us on a
+// VM, so a step whose batch shapes vary (and so miss the cache) spent as long
+// faulting as computing (bench/README.md, training at real shapes). Where THP
+// is "never" the advice is ignored; with "always" it is already given.
+constexpr size_t kHugePageBytes = size_t{2} << 20;
+
+void advise_huge_pages(void* data, size_t n) {
+  const auto begin = reinterpret_cast<uintptr_t>(data);
+  const uintptr_t first = (begin + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  const uintptr_t last = (begin + n) & ~(kHugePageBytes - 1);
+  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+}
 
 // A live allocation: the wrapped allocator's DataPtr (which frees the memory
 // when destroyed), the bytes counted for it and the bytes the block holds
@@ -182,12 +197,15 @@ class TrackingAllocatorCore : public c10::Allocator {
       c10::DataPtr block = take_cached(all, n, capacity);
       if (block) return block;
     }
+    c10::DataPtr block;
     try {
-      return wrapped_->allocate(n);
+      block = wrapped_->allocate(n);
     } catch (...) {
       release_cpu_cache();
-      return wrapped_->allocate(n);
+      block = wrapped_->allocate(n);
     }
+    if (n >= 2 * kHugePageBytes) advise_huge_pages(block.get(), n);
+    return block;
   }
 
   c10::Allocator* wrapped_;
