@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <sstream>
 
 namespace bfhpo::report {
@@ -18,12 +17,6 @@ bool better(const FrontierTrial& a, const FrontierTrial& b, hpo::StudyDirection 
   if (a.value != b.value) return direction == hpo::StudyDirection::Minimize ? a.value < b.value : a.value > b.value;
   if (a.peak_mb != b.peak_mb) return a.peak_mb < b.peak_mb;
   return a.number < b.number;
-}
-
-std::string gigabytes(double mb) {
-  char text[40];
-  std::snprintf(text, sizeof text, "%g GB", mb / kMbPerGb);
-  return text;
 }
 
 }  // namespace
@@ -120,12 +113,20 @@ nlohmann::json memory_frontier_json(const std::vector<FrontierLevel>& levels) {
 }
 
 std::string memory_frontier_text(const std::vector<FrontierLevel>& levels, const std::string& metric) {
-  if (std::none_of(levels.begin(), levels.end(), [](const FrontierLevel& l) { return l.best.has_value(); }))
-    return "";
   std::ostringstream out;
   out << "memory frontier (the best trial whose peak fits each size; measured, else estimated):\n";
-  for (const auto& level : levels) {
-    out << "  under " << gigabytes(level.level_mb) << ": ";
+  const auto same = [](const FrontierLevel& a, const FrontierLevel& b) {
+    return a.best.has_value() == b.best.has_value() && (!a.best || a.best->number == b.best->number);
+  };
+  for (size_t first = 0; first < levels.size();) {
+    size_t end = first + 1;  // the sizes that share the first's answer: one line
+    while (end < levels.size() && same(levels[first], levels[end])) ++end;
+    out << "  under ";
+    for (size_t i = first; i < end; ++i)
+      out << (i == first ? "" : i + 1 == end ? " or " : ", ") << format_number(levels[i].level_mb / kMbPerGb);
+    out << " GB: ";
+    const auto& level = levels[first];
+    first = end;
     if (!level.best) {
       out << "none fits\n";
       continue;

@@ -63,9 +63,9 @@ std::vector<FrontierLevel> memory_frontier(const std::vector<FrontierTrial>& can
 //   "estimated_peak_mb"}], trial and the rest null where nothing fits.
 nlohmann::json memory_frontier_json(const std::vector<FrontierLevel>& levels);
 
-// A heading and a line a level: "under 24 GB  trial 7  val_nll -1.234  peak 3.1 GB
-// measured (estimated 3.3 GB)", "none fits" where nothing does. Empty when
-// no trial has a peak.
+// A heading and a line a level: "under 24 GB: trial 7, val_nll -1.234, peak
+// 3120.0 MB measured (estimated 3300.0 MB)", "none fits" where nothing does;
+// sizes that share their answer share a line ("under 40 or 80 GB: ...").
 std::string memory_frontier_text(const std::vector<FrontierLevel>& levels, const std::string& metric);
 
 }  // namespace bfhpo::report

@@ -126,8 +126,8 @@ std::string run_summary(const hpo::StudySpec& spec, const std::vector<hpo::Froze
     if (t.state != S::Complete && !t.reason.empty())
       out << "  trial " << t.number << " " << hpo::to_string(t.state) << ": " << t.reason << "\n";
   best_lines(out, spec, trials, run);
-  out << memory_frontier_text(
-      memory_frontier(frontier_candidates(trial_facts(trials)), spec.direction, default_memory_levels_mb()), run.metric);
+  if (const auto candidates = frontier_candidates(trial_facts(trials)); !candidates.empty())
+    out << memory_frontier_text(memory_frontier(candidates, spec.direction, default_memory_levels_mb()), run.metric);
   return out.str();
 }
 

@@ -68,8 +68,9 @@ std::string status_table(const hpo::StudySpec& spec, const std::vector<hpo::Froz
         << status["best"]["params"].dump() << "\n";
   else
     out << "best: none yet (no COMPLETE trial)\n";
-  out << memory_frontier_text(
-      memory_frontier(frontier_candidates(trial_facts(trials)), spec.direction, memory_levels_mb), "value");
+  // Shown once a trial has a peak (never for an external-objective study).
+  if (const auto candidates = frontier_candidates(trial_facts(trials)); !candidates.empty())
+    out << memory_frontier_text(memory_frontier(candidates, spec.direction, memory_levels_mb), "value");
   return out.str();
 }
 

@@ -112,6 +112,15 @@ TEST_CASE("memory frontier: a trial's peak is its measured one when it trained, 
   INFO(table);
   CHECK_THAT(table, Catch::Contains("under 0.5 GB: none fits"));
   CHECK_THAT(table, Catch::Contains("under 16 GB: trial 1, value 1.2, peak 9500.0 MB measured (estimated 9000.0 MB)"));
+  // Sizes with the same answer share a line.
+  const std::string text = report::memory_frontier_text(levels, "val_nll");
+  CHECK_THAT(text, Catch::Contains("  under 8 GB: trial 0, val_nll 1.5, peak 850.0 MB measured"));
+  CHECK_THAT(text, Catch::Contains("  under 16 or 24 GB: trial 1,"));
+  CHECK_THAT(text, Catch::Contains("  under 40 or 80 GB: trial 4, val_nll 1, peak 30000.0 MB estimated\n"));
+  CHECK(report::memory_frontier_text(
+            report::memory_frontier(candidates, StudyDirection::Minimize, report::parse_memory_levels_gb("0.1,0.2,0.3", "t")),
+            "v") == "memory frontier (the best trial whose peak fits each size; measured, else estimated):\n"
+                    "  under 0.1, 0.2 or 0.3 GB: none fits\n");
 }
 
 TEST_CASE("memory levels: GB separated by commas, sorted; anything else is refused with the fix",
