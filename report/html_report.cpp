@@ -207,8 +207,8 @@ std::string frontier_section(const std::vector<TrialFacts>& facts, hpo::StudyDir
   chart.step_line(front_x, front_y, "best-line");
   chart.points(estimated_x, estimated_y, "frontier estimate", estimated_tips, estimated_trials, 4.0);
   chart.points(measured_x, measured_y, "frontier measured", measured_tips, measured_trials, 3.5);
-  chart.legend({{"front: no trial is better with less memory", "best-line"}, {"measured peak", "measured"},
-                {"estimated peak (not measured)", "estimate"}});
+  chart.legend({{"front (none better with less)", "best-line"}, {"measured peak", "measured"},
+                {"estimated peak", "estimate"}});
   std::ostringstream out;
   out << chart.svg() << "<table class=\"frontier\"><tr><th>memory</th><th>trial</th><th>" << esc(metric)
       << "</th><th>peak</th><th>estimated</th></tr>\n";
