@@ -213,7 +213,7 @@ std::string frontier_section(const std::vector<TrialFacts>& facts, hpo::StudyDir
   out << chart.svg() << "<table class=\"frontier\"><tr><th>memory</th><th>trial</th><th>" << esc(metric)
       << "</th><th>peak</th><th>estimated</th></tr>\n";
   for (const auto& level : memory_frontier(candidates, direction, levels_mb)) {
-    out << "<tr class=\"frontier-row\"><td>under " << format_number(level.level_mb / 1024.0) << " GB</td>";
+    out << "<tr class=\"frontier-row\"><td>under " << format_number(level.level_mb / kMbPerGb) << " GB</td>";
     if (!level.best) {
       out << "<td colspan=\"4\">none fits</td></tr>\n";
       continue;

@@ -10,8 +10,6 @@
 namespace bfhpo::report {
 namespace {
 
-constexpr double kMbPerGb = 1024.0;
-
 // a before b: the better value, then the smaller peak, then the earlier trial.
 bool better(const FrontierTrial& a, const FrontierTrial& b, hpo::StudyDirection direction) {
   if (a.value != b.value) return direction == hpo::StudyDirection::Minimize ? a.value < b.value : a.value > b.value;

@@ -27,6 +27,8 @@
 
 namespace bfhpo::report {
 
+inline constexpr double kMbPerGb = 1024.0;
+
 struct FrontierTrial {
   int number = 0;
   double value = 0.0;
