@@ -1,5 +1,7 @@
 #include "bench/irt_mcmc.hpp"
 
+#include "trials/chain_diagnostics.hpp"
+
 #include <cmath>
 #include <stdexcept>
 
@@ -27,16 +29,6 @@ void adapt(torch::Tensor& step, const torch::Tensor& accepted_count, int64_t swe
 }
 
 }  // namespace
-
-torch::Tensor split_rhat(const torch::Tensor& chains) {
-  const int64_t half = chains.size(1) / 2;
-  if (half < 2) throw std::invalid_argument("split_rhat: needs at least 4 draws per chain");
-  const auto sequences = torch::cat({chains.narrow(1, 0, half), chains.narrow(1, chains.size(1) - half, half)}, 0);
-  const double n = static_cast<double>(half);
-  const auto within = sequences.var(1).mean(0);
-  const auto between_over_n = sequences.mean(1).var(0);
-  return (((n - 1.0) / n * within + between_over_n) / within).sqrt();
-}
 
 McmcResult sample_item_posterior(const models::ItemResponseModel& model, const torch::Tensor& responses,
                                  const torch::Tensor& mask, const McmcOptions& options) {
@@ -99,7 +91,7 @@ McmcResult sample_item_posterior(const models::ItemResponseModel& model, const t
   }
   const auto chains = torch::stack(kept, 1);  // [C, S, J, D]
   McmcResult result;
-  result.split_rhat = split_rhat(chains);
+  result.split_rhat = trials::split_rhat(chains);
   result.draws = chains.permute({2, 0, 1, 3}).reshape({j, -1, d}).contiguous();
   result.ability_acceptance = theta_accepted.mean().item<double>() / static_cast<double>(options.sampling_sweeps);
   result.item_acceptance = item_accepted.mean().item<double>() / static_cast<double>(options.sampling_sweeps);

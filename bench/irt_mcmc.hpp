@@ -43,7 +43,4 @@ struct McmcResult {
 McmcResult sample_item_posterior(const models::ItemResponseModel& model, const torch::Tensor& responses,
                                  const torch::Tensor& mask, const McmcOptions& options);
 
-// Split R-hat of draws [chains, S, ...] over the draws' axis 1: [...].
-torch::Tensor split_rhat(const torch::Tensor& chains);
-
 }  // namespace bfhpo::bench

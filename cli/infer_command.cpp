@@ -4,6 +4,7 @@
 #include "models/simulators/item_response_model.hpp"
 #include "trials/posterior_inference.hpp"
 #include "trials/posterior_predictive_check.hpp"
+#include "trials/posterior_refinement.hpp"
 #include "trials/summary_space_check.hpp"
 
 #include <sys/stat.h>
@@ -75,6 +76,16 @@ std::string model_check_line(const trials::PredictiveCheck& predictive, const tr
   return line.str();
 }
 
+// The refinement's options; none with --refine off.
+std::optional<trials::RefinementOptions> refinement_options(const VerbArgs& args) {
+  const auto method = args["refine"].as<std::string>();
+  if (method == "off") return std::nullopt;
+  trials::RefinementOptions options{method, args["refine-chains"].as<int64_t>(), args["refine-warmup"].as<int64_t>(),
+                                    args["refine-sweeps"].as<int64_t>(), args["seed"].as<uint64_t>()};
+  trials::check_refinement_options(options, "bfhpo infer: --refine " + method);
+  return options;
+}
+
 }  // namespace
 
 int run_infer(const VerbArgs& args) {
@@ -92,12 +103,23 @@ int run_infer(const VerbArgs& args) {
   const auto data = trials::read_response_matrix(
       data_file, args.count("id-column") ? args["id-column"].as<std::string>() : "", trials::response_format(model));
   const auto check = check_options(args, trials::response_format(model).n_categories);
-  const auto posterior =
-      trials::infer_posterior(model, data, args["draws"].as<int64_t>(), args["seed"].as<uint64_t>());
+  const auto refinement = refinement_options(args);
+  auto posterior = trials::infer_posterior(model, data, args["draws"].as<int64_t>(), args["seed"].as<uint64_t>());
   for (const auto& warning : posterior.warnings) std::cerr << "warning: " << warning << "\n";
+  const auto item_model = models::make_item_response_model(model.config.simulator);
+  std::optional<nlohmann::json> refinement_json;
+  if (refinement) {
+    auto refined = trials::refine_posterior(*item_model, data, posterior, *refinement);
+    std::cerr << refined.line() << "\n";
+    if (const auto warning = refined.warning()) std::cerr << "warning: " << *warning << "\n";
+    if (refined.method == "mcmc")
+      refined.posterior.log_prob = trials::amortized_log_prob(model, data, refined.posterior.draws);
+    refinement_json = refined.to_json();
+    posterior = std::move(refined.posterior);
+  }
   auto summary_json = posterior.summary_json();
+  if (refinement_json) summary_json["refinement"] = *refinement_json;
   if (check) {
-    const auto item_model = models::make_item_response_model(model.config.simulator);
     const auto predictive = trials::posterior_predictive_check(*item_model, data, posterior, *check);
     const auto summary_space = trials::summary_space_check(model, data, check->seed);
     std::cerr << model_check_line(predictive, summary_space) << "\n";

@@ -400,8 +400,13 @@ PosteriorDraws infer_posterior(TrainedModel& model, const ResponseMatrix& data, 
   torch::manual_seed(seed);
   out.draws = draws_in_support(*model.approximator, *item_model, responses, mask, n_draws, data.item_names,
                                out.warnings);
-  out.log_prob = model.approximator->log_prob(out.draws.unsqueeze(0), responses, mask)[0];
+  out.log_prob = amortized_log_prob(model, data, out.draws);
   return out;
+}
+
+torch::Tensor amortized_log_prob(TrainedModel& model, const ResponseMatrix& data, const torch::Tensor& draws) {
+  torch::NoGradGuard no_grad;
+  return model.approximator->log_prob(draws.unsqueeze(0), data.responses.unsqueeze(0), data.mask.unsqueeze(0))[0];
 }
 
 json PosteriorDraws::summary_json() const {

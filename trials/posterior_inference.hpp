@@ -91,4 +91,7 @@ void check_inference_memory(const TrainedModel& model, const ResponseMatrix& dat
 PosteriorDraws infer_posterior(TrainedModel& model, const ResponseMatrix& data, int64_t n_draws, uint64_t seed,
                                std::optional<double> memory_budget_mb = std::nullopt);
 
+// log q(draws | data) under the amortized posterior, draws [J, n, D] float32: [J, n].
+torch::Tensor amortized_log_prob(TrainedModel& model, const ResponseMatrix& data, const torch::Tensor& draws);
+
 }  // namespace bfhpo::trials

@@ -65,6 +65,18 @@ int set_training_threads(const TrainingOptions& options, const torch::Device& de
   return threads;
 }
 
+SingleThreadedKernels::SingleThreadedKernels()
+    : torch_threads_(torch::get_num_threads()), blas_threads_(openblas_threads()) {
+  torch::set_num_threads(1);
+  if (const auto set = openblas_function<void (*)(int)>("openblas_set_num_threads")) set(1);
+}
+
+SingleThreadedKernels::~SingleThreadedKernels() {
+  torch::set_num_threads(torch_threads_);
+  if (const auto set = openblas_function<void (*)(int)>("openblas_set_num_threads"); set && blas_threads_)
+    set(*blas_threads_);
+}
+
 std::optional<int> openblas_threads() {
   if (const auto get = openblas_function<int (*)()>("openblas_get_num_threads")) return get();
   return std::nullopt;

@@ -31,6 +31,20 @@ int available_cpus();
 // threads; returns LibTorch's count in force.
 int set_training_threads(const TrainingOptions& options, const torch::Device& device);
 
+// One intra-op and one BLAS thread while it lives (work that runs its own
+// threads, each on small tensors), the counts before restored after.
+class SingleThreadedKernels {
+ public:
+  SingleThreadedKernels();
+  ~SingleThreadedKernels();
+  SingleThreadedKernels(const SingleThreadedKernels&) = delete;
+  SingleThreadedKernels& operator=(const SingleThreadedKernels&) = delete;
+
+ private:
+  int torch_threads_;
+  std::optional<int> blas_threads_;
+};
+
 // OpenBLAS's thread count; none when the BLAS LibTorch calls is not OpenBLAS.
 std::optional<int> openblas_threads();
 

@@ -1,0 +1,67 @@
+// The likelihood of item parameters with every person's ability integrated
+// out (Bock & Aitkin 1981's marginal likelihood), the density an exact
+// sampler of the items' posterior needs:
+//   log p(y | params) = sum_p log integral prod_j p(y_pj | theta, params_j) N(theta; 0, 1) dtheta,
+// abilities N(0, 1) as the simulator draws them, missing cells left out of
+// the product. The integral is the trapezoid rule on kAbilityGridPoints
+// abilities over [-6, 6] (step 0.1): for an integrand as smooth as a
+// Gaussian of sd s its error is about exp(-2 pi^2 s^2 / 0.01), below 1e-40
+// for s >= 0.3 (a person's ability posterior on fewer than ~100 items of
+// a <= 3), and the N(0, 1) mass beyond +-6 is 2e-9.
+//
+// A sampler that changes one item at a time keeps a PersonGridTable per
+// chain: prod_j p(y_pj | theta_g, params_j) for every person and grid point,
+// scaled per person so that it neither underflows nor needs a logarithm;
+// one item's change multiplies it by that item's likelihood ratio
+// (item_ratio), and the marginal likelihood is then one weighted sum over the
+// grid a person. Everything in float64 on the CPU.
+#pragma once
+
+#include "models/simulators/item_response_model.hpp"
+#include "trials/response_matrix.hpp"
+
+#include <cstdint>
+
+namespace bfhpo::trials {
+
+class MarginalLikelihood {
+ public:
+  MarginalLikelihood(const models::ItemResponseModel& model, const ResponseMatrix& data);
+
+  int64_t persons() const { return answered_one_hot_.size(0); }
+  int64_t items() const { return answered_one_hot_.size(1); }
+  int64_t grid_points() const { return log_grid_weight_.size(0); }
+
+  // log p(y | params) for params [S, J, D]: [S], in chunks of sets whose tables hold at most 64 MB.
+  torch::Tensor log_likelihood(const torch::Tensor& params) const;
+
+  struct PersonGridTable {
+    torch::Tensor scaled;     // [S, P, G]: prod_j p(y_pj | theta_g, params_j) / exp(log_scale_p)
+    torch::Tensor log_scale;  // [S, P]: each person's largest log prod over the grid when computed
+  };
+  // The table of params [S, J, D], computed from scratch.
+  PersonGridTable table(const torch::Tensor& params) const;
+  // log p(y | params) of the params a table holds: [S].
+  torch::Tensor log_likelihood(const PersonGridTable& table) const;
+  // log p(y | params) of the params `scaled` [S, P, G] holds, with `log_scale` [S, P]: [S].
+  torch::Tensor log_likelihood(const torch::Tensor& scaled, const torch::Tensor& log_scale) const;
+  // p(y_pj | theta_g, to) / p(y_pj | theta_g, from) of item `item`, params from and to [S, D]: [S, P, G]
+  // (1 where person p left the item out). A table times it is the table with the item's params `to`.
+  torch::Tensor item_ratio(int64_t item, const torch::Tensor& from, const torch::Tensor& to) const;
+
+ private:
+  const models::ItemResponseModel& model_;
+  torch::Tensor answered_one_hot_;  // [P, J, K] float64: 1 at the observed category
+  torch::Tensor grid_;              // [G] abilities
+  torch::Tensor log_grid_weight_;   // [G] log(step * N(theta_g; 0, 1)), trapezoid ends halved
+  torch::Tensor grid_weight_;       // [G] its exp
+
+  // [S, G, K] p(y = k | theta_g, params) of one item's params [S, D].
+  torch::Tensor category_table(const torch::Tensor& params) const;
+  // log p(y_pj | theta_g, params) of item `item`, params [S, D]: [S, P, G] (0 where left out).
+  torch::Tensor item_log_table(int64_t item, const torch::Tensor& params) const;
+  // The sum of J item_log_tables of params [S, J, D]: [S, P, G].
+  torch::Tensor log_table(const torch::Tensor& params) const;
+};
+
+}  // namespace bfhpo::trials
