@@ -54,7 +54,8 @@ int run_init(const VerbArgs& args) {
   }
   write_file_atomically(*out, text);
   said << "wrote " << out->string() << "; next: bfhpo train " << out->string() << ", then bfhpo infer "
-       << out->string() << ".train --data " << data_file.string() << "\n";
+       << out->string() << ".train --data " << data_file.string()
+        << " (add --refine auto for the exact posterior, as Stan's, where the amortized one is off)\n";
   return 0;
 }
 

@@ -20,6 +20,7 @@ MarginalLikelihood::MarginalLikelihood(const models::ItemResponseModel& model, c
   const auto options = torch::TensorOptions().dtype(torch::kFloat64);
   answered_one_hot_ = torch::one_hot(data.responses.to(torch::kLong), model.n_categories()).to(torch::kFloat64) *
                       data.mask.to(torch::kFloat64).unsqueeze(-1);
+  unanswered_ = 1.0 - data.mask.to(torch::kFloat64);
   grid_ = torch::linspace(-kAbilityLimit, kAbilityLimit, kAbilityGridPoints, options);
   const double step = 2.0 * kAbilityLimit / static_cast<double>(kAbilityGridPoints - 1);
   auto weight = torch::full({kAbilityGridPoints}, std::log(step), options) - 0.5 * grid_ * grid_ -
@@ -63,24 +64,36 @@ MarginalLikelihood::PersonGridTable MarginalLikelihood::table(const torch::Tenso
   torch::NoGradGuard no_grad;
   const auto log_values = log_table(params);
   const auto log_scale = std::get<0>(log_values.max(2));
-  return {(log_values - log_scale.unsqueeze(2)).exp(), log_scale};
+  const auto scaled = (log_values - log_scale.unsqueeze(2)).exp();
+  return {scaled, log_scale, torch::matmul(scaled, grid_weight_)};
 }
 
-torch::Tensor MarginalLikelihood::log_likelihood(const PersonGridTable& table) const {
-  return log_likelihood(table.scaled, table.log_scale);
+torch::Tensor MarginalLikelihood::log_likelihood(const PersonGridTable& table) {
+  return (table.marginal.log() + table.log_scale).sum(1);
 }
 
-torch::Tensor MarginalLikelihood::log_likelihood(const torch::Tensor& scaled, const torch::Tensor& log_scale) const {
-  return (torch::matmul(scaled, grid_weight_).log() + log_scale).sum(1);
-}
-
-torch::Tensor MarginalLikelihood::item_ratio(int64_t item, const torch::Tensor& from, const torch::Tensor& to) const {
+MarginalLikelihood::ItemChange MarginalLikelihood::propose(const PersonGridTable& table, int64_t item,
+                                                           const torch::Tensor& from, const torch::Tensor& to) const {
   torch::NoGradGuard no_grad;
   const int64_t sets = from.size(0);
-  const auto p = category_table(torch::cat({from, to}));  // [2S, G, K]
-  const auto ratio_minus_one = p.narrow(0, sets, sets) / p.narrow(0, 0, sets).clamp_min(1e-300) - 1.0;
-  // One-hot rows pick the answered category's ratio; a left-out cell's zero row leaves 1.
-  return torch::matmul(answered_one_hot_.select(1, item), ratio_minus_one.transpose(1, 2)) + 1.0;
+  const auto p = category_table(torch::cat({from, to})).transpose(1, 2);  // [2S, K, G]
+  ItemChange change;
+  change.item = item;
+  change.category_ratio = p.narrow(0, sets, sets) / p.narrow(0, 0, sets).clamp_min(1e-300);
+  // Person p's new integral: sum_g scaled[p, g] w_g ratio[y_pj, g]; unchanged where p left the item out.
+  const auto by_category = torch::matmul(table.scaled, (change.category_ratio * grid_weight_).transpose(1, 2));  // [S, P, K]
+  const auto one_hot = answered_one_hot_.select(1, item);                                                         // [P, K]
+  change.marginal = (by_category * one_hot).sum(2) + table.marginal * unanswered_.select(1, item);
+  change.log_likelihood = (change.marginal.log() + table.log_scale).sum(1);
+  return change;
+}
+
+void MarginalLikelihood::apply(PersonGridTable& table, const ItemChange& change, int64_t s) const {
+  torch::NoGradGuard no_grad;
+  const auto one_hot = answered_one_hot_.select(1, change.item);                   // [P, K]
+  const auto ratio = torch::matmul(one_hot, change.category_ratio[s] - 1.0) + 1.0;  // [P, G]; 1 where left out
+  table.scaled[s].mul_(ratio);
+  table.marginal[s].copy_(change.marginal[s]);
 }
 
 }  // namespace bfhpo::trials

@@ -12,9 +12,11 @@
 // A sampler that changes one item at a time keeps a PersonGridTable per
 // chain: prod_j p(y_pj | theta_g, params_j) for every person and grid point,
 // scaled per person so that it neither underflows nor needs a logarithm;
-// one item's change multiplies it by that item's likelihood ratio
-// (item_ratio), and the marginal likelihood is then one weighted sum over the
-// grid a person. Everything in float64 on the CPU.
+// one item's change multiplies a person's row by that item's likelihood
+// ratio at the person's answer, and the marginal likelihood is a weighted sum
+// over the grid a person: a proposal is scored by one product of the table
+// with the K ratio rows (propose) and the table changes only when it is
+// accepted (apply). Everything in float64 on the CPU.
 #pragma once
 
 #include "models/simulators/item_response_model.hpp"
@@ -38,20 +40,30 @@ class MarginalLikelihood {
   struct PersonGridTable {
     torch::Tensor scaled;     // [S, P, G]: prod_j p(y_pj | theta_g, params_j) / exp(log_scale_p)
     torch::Tensor log_scale;  // [S, P]: each person's largest log prod over the grid when computed
+    torch::Tensor marginal;   // [S, P]: sum_g w_g scaled[s, p, g], each person's integral / exp(log_scale_p)
   };
   // The table of params [S, J, D], computed from scratch.
   PersonGridTable table(const torch::Tensor& params) const;
   // log p(y | params) of the params a table holds: [S].
-  torch::Tensor log_likelihood(const PersonGridTable& table) const;
-  // log p(y | params) of the params `scaled` [S, P, G] holds, with `log_scale` [S, P]: [S].
-  torch::Tensor log_likelihood(const torch::Tensor& scaled, const torch::Tensor& log_scale) const;
-  // p(y_pj | theta_g, to) / p(y_pj | theta_g, from) of item `item`, params from and to [S, D]: [S, P, G]
-  // (1 where person p left the item out). A table times it is the table with the item's params `to`.
-  torch::Tensor item_ratio(int64_t item, const torch::Tensor& from, const torch::Tensor& to) const;
+  static torch::Tensor log_likelihood(const PersonGridTable& table);
+
+  // A proposed change of one item's params, from `from` to `to` [S, D] in the S sets of a table.
+  struct ItemChange {
+    int64_t item = 0;
+    torch::Tensor category_ratio;  // [S, K, G]: p(y = k | theta_g, to) / p(y = k | theta_g, from)
+    torch::Tensor marginal;        // [S, P]: the table's marginal after the change
+    torch::Tensor log_likelihood;  // [S]: log p(y | params) after the change
+  };
+  // What the change would make of `table`, reading it once (a [P, G] x [G, K] product a set): the
+  // table itself is left as it is.
+  ItemChange propose(const PersonGridTable& table, int64_t item, const torch::Tensor& from, const torch::Tensor& to) const;
+  // Makes `change` in set s of `table` (its grid row of every person who answered the item times the ratio).
+  void apply(PersonGridTable& table, const ItemChange& change, int64_t s) const;
 
  private:
   const models::ItemResponseModel& model_;
   torch::Tensor answered_one_hot_;  // [P, J, K] float64: 1 at the observed category
+  torch::Tensor unanswered_;        // [P, J] float64: 1 where the person left the item out
   torch::Tensor grid_;              // [G] abilities
   torch::Tensor log_grid_weight_;   // [G] log(step * N(theta_g; 0, 1)), trapezoid ends halved
   torch::Tensor grid_weight_;       // [G] its exp

@@ -110,18 +110,17 @@ ChainRun run_chains(const models::ItemResponseModel& model, const MarginalLikeli
   const auto step_item = [&](int64_t j, const torch::Tensor& proposal, const torch::Tensor& log_q_ratio) {
     const auto current = state.select(1, j);
     const auto proposal_prior = model.log_prior(proposal);
-    const auto proposal_scaled = table.scaled * likelihood.item_ratio(j, current, proposal);
-    const auto proposal_likelihood = likelihood.log_likelihood(proposal_scaled, table.log_scale);
+    const auto change = likelihood.propose(table, j, current, proposal);
     const auto log_ratio =
-        (proposal_likelihood + proposal_prior - log_likelihood - log_prior.select(1, j) + log_q_ratio)
+        (change.log_likelihood + proposal_prior - log_likelihood - log_prior.select(1, j) + log_q_ratio)
             .nan_to_num(-std::numeric_limits<double>::infinity());
     const auto accept = torch::empty({chains}, kDouble).uniform_(0.0, 1.0, generator).log() < log_ratio;
     state.select(1, j).copy_(torch::where(accept.unsqueeze(1), proposal, current));
     log_prior.select(1, j).copy_(torch::where(accept, proposal_prior, log_prior.select(1, j)));
-    log_likelihood = torch::where(accept, proposal_likelihood, log_likelihood);
+    log_likelihood = torch::where(accept, change.log_likelihood, log_likelihood);
     const auto accept_flags = accept.contiguous();
     for (int64_t c = 0; c < chains; ++c)
-      if (accept_flags.data_ptr<bool>()[c]) table.scaled[c].copy_(proposal_scaled[c]);
+      if (accept_flags.data_ptr<bool>()[c]) likelihood.apply(table, change, c);
     return accept.to(torch::kFloat64).mean().item<double>();
   };
   // log of the independence proposal's density at x [C, D] for item j, up to a constant: [C].

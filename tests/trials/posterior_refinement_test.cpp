@@ -103,6 +103,34 @@ TEST_CASE("the marginal likelihood equals a fine quadrature of every person's ab
   }
 }
 
+TEST_CASE("an item changed in a person-grid table equals the table computed with the new item from scratch",
+          "[trials][refinement]") {
+  const auto spec = test::simulator_at({6, 6, 80, 80}, "grm", 4, 0.15);
+  const auto model = models::make_item_response_model(spec);
+  const auto data = simulated_data(spec, 6, 80, 12);
+  const trials::MarginalLikelihood likelihood(*model, data);
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(13);
+  const auto params = model->draw_item_params(3, 6, generator).to(torch::kFloat64);  // three sets
+  auto changed = params.clone();
+  changed.select(1, 2).copy_(model->draw_item_params(3, 1, generator).to(torch::kFloat64).select(1, 0));
+  auto table = likelihood.table(params);
+  const auto change = likelihood.propose(table, 2, params.select(1, 2), changed.select(1, 2));
+  const auto direct = likelihood.log_likelihood(changed);
+  // Proposed: the change's likelihood, the table untouched.
+  CHECK(torch::allclose(change.log_likelihood, direct, 1e-10, 1e-9));
+  CHECK(torch::allclose(trials::MarginalLikelihood::log_likelihood(table), likelihood.log_likelihood(params), 1e-10, 1e-9));
+  // Applied to sets 0 and 2 only: those hold the changed params, set 1 the old ones.
+  likelihood.apply(table, change, 0);
+  likelihood.apply(table, change, 2);
+  const auto after = trials::MarginalLikelihood::log_likelihood(table);
+  CHECK(after[0].item<double>() == Approx(direct[0].item<double>()).epsilon(1e-12));
+  CHECK(after[2].item<double>() == Approx(direct[2].item<double>()).epsilon(1e-12));
+  CHECK(after[1].item<double>() == Approx(likelihood.log_likelihood(params)[1].item<double>()).epsilon(1e-12));
+  const auto fresh = likelihood.table(changed);
+  CHECK(torch::allclose(table.scaled[0] * table.log_scale[0].exp().unsqueeze(1),
+                        fresh.scaled[0] * fresh.log_scale[0].exp().unsqueeze(1), 1e-10, 1e-300));
+}
+
 TEST_CASE("the generalized Pareto shape is recovered from its draws", "[trials][refinement]") {
   std::mt19937_64 engine(11);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
