@@ -29,6 +29,8 @@ double generalized_pareto_shape(std::vector<double> x, double* scale) {
   constexpr double kPrior = 3.0;
   const int64_t grid = 30 + static_cast<int64_t>(std::sqrt(static_cast<double>(n)));
   const double first_quartile = x[static_cast<size_t>(std::floor(static_cast<double>(n) / 4.0 + 0.5)) - 1];
+  // A quarter of the exceedances 0: a few draws hold all the weight, no tail to fit.
+  if (!(first_quartile > 0.0)) return std::numeric_limits<double>::infinity();
   std::vector<double> theta(grid), log_likelihood(grid);
   for (int64_t i = 0; i < grid; ++i) {
     theta[i] = 1.0 / x.back() +

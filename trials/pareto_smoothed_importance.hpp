@@ -33,7 +33,8 @@ ParetoSmoothedWeights pareto_smooth(const std::vector<double>& log_ratios);
 // Zhang & Stephens' estimate of the shape k of a generalized Pareto
 // distribution (location 0) from exceedances `x`, with loo's prior (the
 // estimate shrunk towards 0.5 by 10 pseudo-observations). Positive k: a
-// heavy tail, its moments above 1 / k infinite.
+// heavy tail, its moments above 1 / k infinite. Infinity when a quarter of
+// `x` are 0 (the tail is a few values: a few draws hold all the weight).
 double generalized_pareto_shape(std::vector<double> x, double* scale = nullptr);
 
 // n indices in 0..size-1 by systematic resampling of normalised `weights`

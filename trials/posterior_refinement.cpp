@@ -8,6 +8,7 @@
 #include "trials/training_threads.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <exception>
 #include <cmath>
@@ -129,6 +130,39 @@ ChainRun run_chains(const models::ItemResponseModel& model, const MarginalLikeli
     return -0.5 * (kTDegrees + static_cast<double>(d)) * torch::log1p(w.pow(2).sum(1) / kTDegrees);
   };
 
+  // The abilities' location and scale, which item steps can move only one item at a time: a random-walk
+  // step of each a sweep, every item at once (a transformation-group move, Liu & Sabatti 2000: the
+  // acceptance carries the map's log |det|).
+  const auto roles = model.scale_roles();
+  const bool free_scale =
+      std::find(roles.begin(), roles.end(), models::ItemResponseModel::ScaleRole::LogDiscrimination) != roles.end();
+  const double location_components = static_cast<double>(
+      items * std::count(roles.begin(), roles.end(), models::ItemResponseModel::ScaleRole::Location));
+  std::array<double, 2> frame_log_step{std::log(0.05), std::log(0.05)};  // location, log scale
+  std::array<double, 2> frame_accepted{0.0, 0.0};
+  const auto step_frame = [&](int64_t which) {
+    const auto move = at::normal(0.0, std::exp(frame_log_step[which]), {chains}, generator, kDouble);
+    const auto still = torch::zeros({chains}, kDouble);
+    const auto& location = which == 0 ? move : still;
+    const auto& scale = which == 1 ? move : still;
+    const auto proposal = model.rescale_abilities(state, location, scale);
+    const auto proposal_prior = model.log_prior(proposal);
+    const auto proposal_likelihood = likelihood.rescaled_log_likelihood(table, location, scale);
+    const auto log_ratio = (proposal_likelihood + proposal_prior.sum(1) - log_likelihood - log_prior.sum(1) +
+                            location_components * scale)
+                               .nan_to_num(-std::numeric_limits<double>::infinity());
+    const auto accept = torch::empty({chains}, kDouble).uniform_(0.0, 1.0, generator).log() < log_ratio;
+    const auto accept_flags = accept.contiguous();
+    for (int64_t c = 0; c < chains; ++c) {
+      if (!accept_flags.data_ptr<bool>()[c]) continue;
+      state[c].copy_(proposal[c]);
+      log_prior[c].copy_(proposal_prior[c]);
+      likelihood.reset(table, c, state[c]);
+    }
+    log_likelihood = MarginalLikelihood::log_likelihood(table);
+    frame_accepted[which] += accept.to(torch::kFloat64).mean().item<double>();
+  };
+
   ChainRun run;
   std::vector<torch::Tensor> warmup_draws, kept;
   const int64_t total_sweeps = options.warmup_sweeps + options.sampling_sweeps;
@@ -150,20 +184,29 @@ ChainRun run_chains(const models::ItemResponseModel& model, const MarginalLikeli
       const auto independent = centres[j] + torch::matmul(factors[j], z).squeeze(-1) * mixing;
       step_item(j, independent, independence_log_q(j, state.select(1, j)) - independence_log_q(j, independent));
     }
+    step_frame(0);
+    if (free_scale) step_frame(1);
     if (sampling) {
       kept.push_back(state.clone());
       continue;
     }
-    if (sweep >= options.warmup_sweeps / 4) warmup_draws.push_back(state.clone());
+    warmup_draws.push_back(state.clone());
     if ((sweep + 1) % kAdaptEvery == 0) {
       log_scale += 2.0 * (accepted / static_cast<double>(kAdaptEvery) - target_acceptance);
       accepted.zero_();
+      for (int64_t which = 0; which < 2; ++which) {
+        frame_log_step[which] += 2.0 * (frame_accepted[which] / static_cast<double>(kAdaptEvery) - 0.44);
+        frame_accepted[which] = 0.0;
+      }
     }
-    if (sweep + 1 == options.warmup_sweeps / 2) {
-      // [sweeps x C, J, D] -> [J, sweeps x C, D]: the chains' own mean and covariance replace the amortized ones.
+    if ((sweep + 1) % (options.warmup_sweeps / 4) == 0 && sweep + 1 < options.warmup_sweeps) {
+      // [sweeps x C, J, D] -> [J, sweeps x C, D]: the chains' own mean and covariance over the last window
+      // replace the amortized (or the last window's) ones.
+      // An item whose chains did not move in the window keeps the proposals it had.
       const auto own = torch::cat(warmup_draws).transpose(0, 1);
-      centres = own.mean(1);
-      factors = covariance_factors(own);
+      const auto moved = std::get<0>(own.var(1).min(1)).gt(0.0);  // [J]
+      centres = torch::where(moved.unsqueeze(1), own.mean(1), centres);
+      factors = torch::where(moved.reshape({-1, 1, 1}), covariance_factors(own), factors);
       warmup_draws.clear();
     }
   }

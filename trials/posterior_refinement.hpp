@@ -20,8 +20,9 @@
 //               `chains` chains start from distinct amortized draws; one
 //               sweep proposes each item's parameters in turn, a Gaussian
 //               random walk whose covariance is the item's amortized
-//               posterior covariance (re-estimated from the chains half-way
-//               through warm-up), its scale adapted towards an acceptance
+//               posterior covariance (re-estimated from the chains' own draws
+//               of the last quarter of warm-up after each of its first three
+//               quarters), its scale adapted towards an acceptance
 //               of 0.44 (one parameter) or 0.3 (several) during warm-up and
 //               fixed after; each random walk is followed by an independence
 //               proposal from a multivariate t (5 degrees of freedom) with
@@ -64,7 +65,8 @@ void check_refinement_options(const RefinementOptions& options, const std::strin
 
 struct Refinement {
   std::string method;            // what made `posterior`'s draws: importance, mcmc, or amortized (importance unreliable)
-  double pareto_k = 0.0;         // the amortized draws as a proposal for the exact posterior (NaN: not computed)
+  double pareto_k = 0.0;         // the amortized draws as a proposal for the exact posterior (NaN: not computed;
+                                 // infinity: a few draws hold all the weight; JSON null for either)
   double importance_ess = 0.0;   // effective sample size of the smoothed weights (NaN: not computed)
   bool importance_reliable = false;
   double max_rhat = 0.0;         // mcmc: the largest split R-hat over item parameters (NaN: no mcmc)

@@ -13,7 +13,7 @@ namespace {
 constexpr double kMb = 1024.0 * 1024.0;
 
 std::vector<models::MemoryConfig> grid(const ProbeOptions& options, const memory::StepShape& shape) {
-  std::vector<models::MemoryConfig> points{{std::nullopt, false}};
+  std::vector<models::MemoryConfig> points{models::MemoryConfig{}};
   for (const auto& rung : options.ladder.rungs_at(shape)) points.push_back(rung);
   return points;
 }

@@ -11,6 +11,7 @@ namespace bfhpo::models {
 class RaschModel : public ItemResponseModel {
  public:
   explicit RaschModel(const SimulatorSpec& spec) : ItemResponseModel(spec), b_(spec.priors.b) {}
+  std::vector<ScaleRole> scale_roles() const override { return {ScaleRole::Location}; }
   torch::Tensor draw_item_params(int64_t batch, int64_t items, at::Generator& generator) const override;
   torch::Tensor exceedance_probabilities(const torch::Tensor& theta, const torch::Tensor& item_params) const override;
   torch::Tensor prior_variance() const override;
@@ -25,6 +26,7 @@ class TwoPlModel : public ItemResponseModel {
  public:
   explicit TwoPlModel(const SimulatorSpec& spec)
       : ItemResponseModel(spec), log_a_(spec.priors.log_a), b_(spec.priors.b) {}
+  std::vector<ScaleRole> scale_roles() const override { return {ScaleRole::LogDiscrimination, ScaleRole::Location}; }
   torch::Tensor draw_item_params(int64_t batch, int64_t items, at::Generator& generator) const override;
   torch::Tensor exceedance_probabilities(const torch::Tensor& theta, const torch::Tensor& item_params) const override;
   torch::Tensor prior_variance() const override;
@@ -41,6 +43,9 @@ class ThreePlModel : public ItemResponseModel {
  public:
   explicit ThreePlModel(const SimulatorSpec& spec)
       : ItemResponseModel(spec), log_a_(spec.priors.log_a), b_(spec.priors.b), c_(spec.priors.c) {}
+  std::vector<ScaleRole> scale_roles() const override {
+    return {ScaleRole::LogDiscrimination, ScaleRole::Location, ScaleRole::Fixed};
+  }
   torch::Tensor draw_item_params(int64_t batch, int64_t items, at::Generator& generator) const override;
   torch::Tensor exceedance_probabilities(const torch::Tensor& theta, const torch::Tensor& item_params) const override;
   torch::Tensor prior_variance() const override;
@@ -59,6 +64,11 @@ class GradedResponseModel : public ItemResponseModel {
  public:
   explicit GradedResponseModel(const SimulatorSpec& spec);
   int64_t n_categories() const override { return n_categories_; }
+  std::vector<ScaleRole> scale_roles() const override {
+    std::vector<ScaleRole> roles(static_cast<size_t>(n_categories_), ScaleRole::Location);
+    roles[0] = ScaleRole::LogDiscrimination;
+    return roles;
+  }
   torch::Tensor draw_item_params(int64_t batch, int64_t items, at::Generator& generator) const override;
   torch::Tensor exceedance_probabilities(const torch::Tensor& theta, const torch::Tensor& item_params) const override;
   torch::Tensor prior_variance() const override { return prior_variance_; }

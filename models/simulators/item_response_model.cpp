@@ -14,6 +14,21 @@ std::shared_ptr<const ItemResponseModel> make_item_response_model(const Simulato
   throw std::invalid_argument("make_item_response_model: unknown model \"" + spec.model + "\"");
 }
 
+torch::Tensor ItemResponseModel::rescale_abilities(const torch::Tensor& item_params, const torch::Tensor& location,
+                                                  const torch::Tensor& log_scale) const {
+  const auto roles = scale_roles();
+  const auto shift = location.reshape({-1, 1});
+  const auto scale = log_scale.reshape({-1, 1});
+  std::vector<torch::Tensor> components;
+  for (size_t d = 0; d < roles.size(); ++d) {
+    const auto component = item_params.select(-1, static_cast<int64_t>(d));
+    if (roles[d] == ScaleRole::Location) components.push_back(component * scale.exp() + shift);
+    else if (roles[d] == ScaleRole::LogDiscrimination) components.push_back(component - scale);
+    else components.push_back(component);
+  }
+  return torch::stack(components, -1);
+}
+
 torch::Tensor category_probabilities(const ItemResponseModel& model, const torch::Tensor& theta,
                                      const torch::Tensor& item_params) {
   const auto exceed = model.exceedance_probabilities(theta, item_params);  // P(y >= k), k = 1..K-1

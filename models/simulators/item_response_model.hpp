@@ -44,6 +44,19 @@ class ItemResponseModel {
   // the prior's density (the MCMC reference of bench/posterior_quality).
   virtual torch::Tensor log_prior(const torch::Tensor& item_params) const = 0;
 
+  // How each target component moves when the abilities' location and scale
+  // move (they are fixed only by theta ~ N(0, 1)): a difficulty or threshold
+  // as theta does, a log discrimination against its scale, the rest not.
+  enum class ScaleRole { Location, LogDiscrimination, Fixed };
+  virtual std::vector<ScaleRole> scale_roles() const = 0;
+  // Item params [C, J, D] under which ability e^{log_scale_c} theta +
+  // location_c answers as theta does under `item_params` (location and
+  // log_scale [C], float64): log a - log_scale, b e^{log_scale} + location.
+  // The map's log |det| is log_scale x J x (the Location components of an item).
+  // A model without a LogDiscrimination component (Rasch) admits log_scale 0 only.
+  torch::Tensor rescale_abilities(const torch::Tensor& item_params, const torch::Tensor& location,
+                                  const torch::Tensor& log_scale) const;
+
  private:
   std::vector<std::string> parameter_names_;
 };

@@ -271,3 +271,21 @@ TEST_CASE("Simulator: missing cells at the configured rate, masked responses are
   CHECK(shares.max().item<double>() <= 0.5 + 0.02);
   CHECK(shares.std().item<double>() > 0.05);  // one rate per dataset, not one for all
 }
+
+TEST_CASE("rescaled item params answer at e^s theta + m as the params did at theta", "[simulator]") {
+  for (const auto& [model_name, categories] :
+       std::vector<std::pair<std::string, int64_t>>{{"rasch", 2}, {"2pl", 2}, {"3pl", 2}, {"grm", 5}}) {
+    const auto model = make_item_response_model(simulator_at({4, 4, 10, 10}, model_name, categories));
+    auto generator = at::make_generator<at::CPUGeneratorImpl>(17);
+    const auto params = model->draw_item_params(3, 4, generator).to(torch::kFloat64);  // [C=3, J, D]
+    const auto location = torch::tensor({0.3, -0.7, 0.0}, torch::kFloat64);
+    const bool scales = model_name != "rasch";  // the Rasch model fixes a = 1
+    const auto log_scale = scales ? torch::tensor({0.2, -0.1, 0.4}, torch::kFloat64) : torch::zeros({3}, torch::kFloat64);
+    const auto moved = model->rescale_abilities(params, location, log_scale);
+    const auto theta = torch::linspace(-3.0, 3.0, 13, torch::kFloat64).unsqueeze(0).expand({3, 13});
+    const auto theta_moved = theta * log_scale.exp().unsqueeze(1) + location.unsqueeze(1);
+    INFO(model_name);
+    CHECK(torch::allclose(category_probabilities(*model, theta_moved, moved),
+                          category_probabilities(*model, theta, params), 1e-12, 1e-14));
+  }
+}

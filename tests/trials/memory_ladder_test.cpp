@@ -50,7 +50,7 @@ int64_t step_peak(int64_t batch_size, models::MemoryConfig memory) {
 TEST_CASE("The memory ladder: item chunks with checkpointing, then person chunks at the smallest item chunk",
           "[memory_ladder]") {
   const MemoryLadder ladder{{8, 2}, {500, 50}};
-  const std::vector<models::MemoryConfig> expected{{8, true}, {2, true}, {2, true, 500}, {2, true, 50}};
+  const std::vector<models::MemoryConfig> expected{{8, true, std::nullopt}, {2, true, std::nullopt}, {2, true, 500}, {2, true, 50}};
   const auto rungs = ladder.rungs();
   REQUIRE(rungs.size() == expected.size());
   for (size_t i = 0; i < rungs.size(); ++i) CHECK(same(rungs[i], expected[i]));
@@ -68,21 +68,21 @@ TEST_CASE("The memory ladder: item chunks with checkpointing, then person chunks
   for (size_t i = 0; i < rungs.size(); ++i) CHECK(same(walked[i], rungs[i]));
 
   // A rung without checkpointing is dearer than the same rung with it.
-  CHECK(same(*ladder.below({8, false}, large), {8, true}));
+  CHECK(same(*ladder.below({8, false, std::nullopt}, large), {8, true, std::nullopt}));
   // A configuration between rungs goes to the next cheaper one, and keeps its own smaller person chunk.
   CHECK(same(*ladder.below({4, false, 100}, large), {2, true, 100}));
   CHECK(same(*ladder.below({2, true, 100}, large), {2, true, 50}));
-  CHECK_FALSE(ladder.below({1, true}, large));
+  CHECK_FALSE(ladder.below({1, true, std::nullopt}, large));
 
   // At a shape, only the rungs that cut something.
   const auto at_shape = ladder.rungs_at({4, 6, 400});
   REQUIRE(at_shape.size() == 2);  // 8 items a chunk cuts nothing of 6; 500 persons nothing of 400
-  CHECK(same(at_shape[0], {2, true}));
+  CHECK(same(at_shape[0], {2, true, std::nullopt}));
   CHECK(same(at_shape[1], {2, true, 50}));
   // Below a configuration, only those rungs too: 8 items a chunk is skipped at 6 items.
-  CHECK(same(*ladder.below({}, {4, 6, 400}), {2, true}));
-  CHECK(same(*ladder.below({2, true}, {4, 6, 400}), {2, true, 50}));
-  CHECK_FALSE(ladder.below({2, true}, {4, 6, 40}));
+  CHECK(same(*ladder.below({}, {4, 6, 400}), {2, true, std::nullopt}));
+  CHECK(same(*ladder.below({2, true, std::nullopt}, {4, 6, 400}), {2, true, 50}));
+  CHECK_FALSE(ladder.below({2, true, std::nullopt}, {4, 6, 40}));
 
   CHECK_FALSE(ladder.problem());
   CHECK(MemoryLadder{{8, 2}, {}}.problem() == std::nullopt);
@@ -103,7 +103,7 @@ TEST_CASE("The gate chooses a person chunk where item chunks alone do not fit, t
     spec.memory = memory;
     return memory::estimate_peak_memory_mb(spec, shape);
   };
-  const double item_chunk_1 = estimate({1, true}), persons_300 = estimate({1, true, 300});
+  const double item_chunk_1 = estimate({1, true, std::nullopt}), persons_300 = estimate({1, true, 300});
   REQUIRE(persons_300 < item_chunk_1);
   const auto profile = memory::DeviceProfile{};
   const GateDecision between = memory_gate(config, (item_chunk_1 + persons_300) / 2, profile, ladder);
@@ -111,7 +111,7 @@ TEST_CASE("The gate chooses a person chunk where item chunks alone do not fit, t
   CHECK(same(between.memory, {1, true, 300}));
   CHECK(between.estimate.peak_mb == Approx(persons_300).epsilon(1e-12));
   const GateDecision roomy = memory_gate(config, item_chunk_1, profile, ladder);
-  CHECK(same(roomy.memory, {1, true}));
+  CHECK(same(roomy.memory, {1, true, std::nullopt}));
   const GateDecision none = memory_gate(config, estimate({1, true, 100}) / 2, profile, ladder);
   CHECK_FALSE(none.fits);
   CHECK(same(none.memory, {1, true, 100}));
@@ -119,12 +119,12 @@ TEST_CASE("The gate chooses a person chunk where item chunks alone do not fit, t
 
 TEST_CASE("fit_with_oom_retry reaches a person chunk under a real CPU budget, keeping the batch size",
           "[memory_ladder]") {
-  const int64_t item_chunked = step_peak(4, {1, true});
+  const int64_t item_chunked = step_peak(4, {1, true, std::nullopt});
   const int64_t person_chunked = step_peak(4, {1, true, 100});
   INFO("item chunk 1: " << item_chunked << " bytes, and 100 persons a chunk: " << person_chunked << " bytes");
   REQUIRE(person_chunked < item_chunked * 0.7);
   auto spec = wide_phi_spec();
-  spec.memory = {1, true};
+  spec.memory = {1, true, std::nullopt};
   torch::manual_seed(5);
   auto training = test::tiny_training(1, 3, 4);
   training.validation_sims = 4;  // the batch's size: validation fits where training does

@@ -131,6 +131,32 @@ TEST_CASE("an item changed in a person-grid table equals the table computed with
                         fresh.scaled[0] * fresh.log_scale[0].exp().unsqueeze(1), 1e-10, 1e-300));
 }
 
+TEST_CASE("the likelihood of rescaled abilities from the table equals it computed from scratch",
+          "[trials][refinement]") {
+  const auto spec = test::simulator_at({5, 5, 70, 70}, "2pl", 2, 0.1);
+  const auto model = models::make_item_response_model(spec);
+  const auto data = simulated_data(spec, 5, 70, 14);
+  const trials::MarginalLikelihood likelihood(*model, data);
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(15);
+  const auto params = model->draw_item_params(3, 5, generator).to(torch::kFloat64);
+  // Moves of the sampler's size (its steps adapt to the posterior's sd of the abilities' location and scale,
+  // a few hundredths): the moved grid still reaches beyond +-5.6.
+  const auto location = torch::tensor({0.1, -0.1, 0.0}, torch::kFloat64);
+  const auto log_scale = torch::tensor({0.0, 0.05, -0.05}, torch::kFloat64);
+  const auto table = likelihood.table(params);
+  // Two quadratures of one integral: they differ by the N(0, 1) mass the moved grid no longer reaches
+  // (beyond 5.6: 1e-8) relative to a person's integral, at most ~5e-7 for a person who answered every item
+  // right (whose integral is the mass above ~2), so below 70 x 1e-6 for the 70 persons (1e-5 measured).
+  const auto from_table = likelihood.rescaled_log_likelihood(table, location, log_scale);
+  const auto direct = likelihood.log_likelihood(model->rescale_abilities(params, location, log_scale));
+  CHECK((from_table - direct).abs().max().item<double>() < 70 * 1e-6);
+  auto reset = likelihood.table(params);
+  likelihood.reset(reset, 1, model->rescale_abilities(params, location, log_scale)[1]);
+  CHECK(trials::MarginalLikelihood::log_likelihood(reset)[1].item<double>() ==
+        Approx(likelihood.log_likelihood(model->rescale_abilities(params, location, log_scale))[1].item<double>())
+            .epsilon(1e-12));
+}
+
 TEST_CASE("the generalized Pareto shape is recovered from its draws", "[trials][refinement]") {
   std::mt19937_64 engine(11);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
