@@ -39,7 +39,7 @@ torch::Tensor log_target(const models::ItemResponseModel& model, const MarginalL
   return model.log_prior(params).sum(1) + likelihood.log_likelihood(params);
 }
 
-// The amortized draws [J, n, D] as joint proposals [n, J, D] with their joint log q [n].
+// The amortized draws [J, n, D] as joint proposals [n, J, D] (draw s of every item is one proposal).
 torch::Tensor joint_draws(const PosteriorDraws& draws) { return draws.draws.to(torch::kFloat64).transpose(0, 1); }
 
 void apply_importance(Refinement& out, const models::ItemResponseModel& model, const MarginalLikelihood& likelihood,
