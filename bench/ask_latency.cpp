@@ -52,13 +52,13 @@ int main(int argc, char** argv) {
         t.distributions[p.name] = p.distribution;
         value += t.params[p.name] * t.params[p.name];
       }
-      t.value = value;
+      t.values = {value};
     }
     std::vector<double> ms, cpu_ms;
     for (int r = 0; r < repeats; ++r) {
       const double cpu_start = thread_cpu_ms();
       auto start = std::chrono::steady_clock::now();
-      hpo::SampleRequest request{spec.search_space, trials, spec.direction, spec.seed, n + r, {}};
+      hpo::SampleRequest request{spec.search_space, trials, spec.directions(), spec.seed, n + r, {}};
       volatile double sink = sampler->sample(request).params.begin()->second;
       (void)sink;
       ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());

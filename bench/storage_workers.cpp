@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
   for (const auto& t : trials) numbers.insert(t.number);
   for (const auto& [number, value] : told) {
     const auto found = std::find_if(trials.begin(), trials.end(), [&](const auto& t) { return t.number == number; });
-    lost += found == trials.end() || found->state != hpo::TrialState::Complete || !found->value || *found->value != value;
+    lost += found == trials.end() || found->state != hpo::TrialState::Complete || found->values != std::vector<double>{value};
   }
   std::cout << nlohmann::json{{"storage", storage.find("://") == std::string::npos ? "journal" : "postgresql"},
                               {"workers", workers},

@@ -31,18 +31,19 @@ int main(int argc, char** argv) {
       {{"name", "ask"}, {"storage", storage}, {"n_trials", n + repeats}, {"search_space", space}}, "bench");
   {
     const auto writer = hpo::open_storage(storage, hpo::StorageAccess::ReadWrite);
-    const int study = writer->get_or_create_study(spec.name, spec.direction);
+    const int study = writer->get_or_create_study(spec.name, spec.directions());
     std::mt19937_64 rng(7);
     std::uniform_real_distribution<double> uniform(-5.0, 5.0);
     for (int i = 0; i < n; ++i) {
       hpo::FrozenTrial t;
       t.state = hpo::TrialState::Complete;
-      t.value = 0.0;
+      double value = 0.0;
       for (const auto& p : spec.search_space.params()) {
         t.params[p.name] = uniform(rng);
         t.distributions[p.name] = p.distribution;
-        *t.value += t.params[p.name] * t.params[p.name];
+        value += t.params[p.name] * t.params[p.name];
       }
+      t.values = {value};
       writer->create_trial(study, &t);
     }
   }

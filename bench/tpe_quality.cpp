@@ -34,14 +34,14 @@ double best_of_study(const bench::TestProblem& problem, const nlohmann::json& sa
   std::size_t oldest_running = 0;
   const auto tell_oldest = [&] {
     hpo::FrozenTrial& t = trials[oldest_running++];
-    t.value = problem.f(t.params);
+    t.values = {problem.f(t.params)};
     t.state = hpo::TrialState::Complete;
-    best = std::min(best, *t.value);
+    best = std::min(best, t.values.front());
   };
   for (int n = 0; n < n_trials; ++n) {
     if (trials.size() - oldest_running == static_cast<std::size_t>(workers)) tell_oldest();
     // What a study with this seed asks: the study seed and the trial's number.
-    hpo::SampleRequest request{spec.search_space, trials, spec.direction, spec.seed, n, {}};
+    hpo::SampleRequest request{spec.search_space, trials, spec.directions(), spec.seed, n, {}};
     hpo::FrozenTrial t;
     t.number = t.trial_id = n;
     t.params = sampler->sample(request).params;

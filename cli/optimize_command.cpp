@@ -25,6 +25,14 @@ std::string oom_notice(int trial, const trials::OomEvent& failed, const std::opt
                       : ": no cheaper configuration left (memory.oom_retry.min_batch_size), the trial fails");
 }
 
+// " value 1.23", " values 1.23/512" for several, "" for none.
+std::string values_text(const std::vector<double>& values) {
+  if (values.empty()) return "";
+  std::string text = values.size() == 1 ? " value " : " values ";
+  for (std::size_t i = 0; i < values.size(); ++i) text += (i ? "/" : "") + format_number(values[i]);
+  return text;
+}
+
 }  // namespace
 
 int run_optimize(const VerbArgs& args) {
@@ -61,7 +69,7 @@ int run_optimize(const VerbArgs& args) {
   observer.on_finish = [&](const trials::TrialOutcome& outcome) {
     progress.finish_trial();
     std::fprintf(stderr, "trial %d %s%s%s\n", outcome.number, hpo::to_string(outcome.state),
-                 outcome.value ? (" value " + format_number(outcome.value)).c_str() : "",
+                 values_text(outcome.values).c_str(),
                  outcome.reason.empty() ? "" : (": " + outcome.reason).c_str());
   };
   const auto summary = trials::optimize_study(request, observer, &g_interrupted);

@@ -3,6 +3,7 @@
 #include "hpo/study_report.hpp"
 #include "report/memory_frontier.hpp"
 #include "report/status_table.hpp"
+#include "report/trial_facts.hpp"
 
 #include <iostream>
 
@@ -24,7 +25,9 @@ int run_status(const VerbArgs& args) {
     nlohmann::json status = hpo::study_status_json(spec, trials);
     status["abandoned"] = abandoned;
     status["memory_frontier"] = report::memory_frontier_json(
-        report::memory_frontier(report::frontier_candidates(report::trial_facts(trials)), spec.direction, levels));
+        report::memory_frontier(
+        report::frontier_candidates(report::trial_facts(trials, report::ranked_objective(spec))),
+        report::ranked_direction(spec), levels));
     std::cout << status.dump(2) << std::endl;
     return 0;
   }

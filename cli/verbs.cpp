@@ -28,6 +28,10 @@ void tell_options(po::options_description& options) {
   storage_option(options);
   options.add_options()("trial", po::value<int>()->required(), "the trial number printed by ask")(
       "value", po::value<std::string>(), "the objective value (the trial becomes COMPLETE)")(
+      "values", po::value<std::string>(),
+      "V1,V2,...: one value per objective of a study of several (in the order of its \"objectives\")")(
+      "constraints", po::value<std::string>(),
+      "C1,C2,...: the trial's constraint values (Optuna's: feasible when every one is <= 0)")(
       "state", po::value<std::string>(), "complete|pruned|fail (default complete with --value)")(
       "step", po::value<int>(), "report --value as the intermediate value of this step instead of finishing");
 }

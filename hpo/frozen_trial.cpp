@@ -26,4 +26,11 @@ const char* to_string(StudyDirection direction) {
   return direction == StudyDirection::Maximize ? "maximize" : "minimize";
 }
 
+std::string to_string(const Directions& directions) {
+  if (directions.size() == 1) return to_string(directions.front());
+  std::string text = "[";
+  for (std::size_t i = 0; i < directions.size(); ++i) text += (i ? ", " : "") + std::string(to_string(directions[i]));
+  return text + "]";
+}
+
 }  // namespace bfhpo::hpo

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace bfhpo::hpo {
 
@@ -17,6 +18,8 @@ enum class TrialState { Running = 0, Complete = 1, Pruned = 2, Fail = 3, Waiting
 
 // Optuna's StudyDirection codes as the journal stores them.
 enum class StudyDirection { Minimize = 1, Maximize = 2 };
+// One direction per objective, as Optuna's study.directions; a single-objective study has one.
+using Directions = std::vector<StudyDirection>;
 
 // Parameter name -> internal value (see distributions.hpp).
 using Params = std::map<std::string, double>;
@@ -25,7 +28,9 @@ struct FrozenTrial {
   int number = 0;    // position of the trial within its study, by log order
   int trial_id = 0;  // position of the trial among all trials of the journal
   TrialState state = TrialState::Running;
-  std::optional<double> value;  // objective; set for COMPLETE (and optionally PRUNED)
+  // One value per objective (Optuna's values); set for COMPLETE, optionally
+  // for PRUNED (its last intermediate value), empty otherwise.
+  std::vector<double> values;
   Params params;
   std::map<std::string, Distribution> distributions;
   std::map<int, double> intermediate_values;  // step -> reported value
@@ -34,6 +39,11 @@ struct FrozenTrial {
   std::string datetime_start;     // ISO 8601, as Python's datetime.isoformat()
   std::string datetime_complete;  // empty until the trial is finished
 
+  // The first objective's value (the value of a single-objective study).
+  std::optional<double> value() const {
+    if (values.empty()) return std::nullopt;
+    return values.front();
+  }
   bool is_finished() const {
     return state == TrialState::Complete || state == TrialState::Pruned || state == TrialState::Fail;
   }
@@ -48,5 +58,7 @@ const char* to_string(TrialState state);
 // Optuna does not define (a replay then names the line).
 TrialState trial_state_from_code(long long code);
 const char* to_string(StudyDirection direction);
+// "minimize", or "[minimize, maximize]" for several.
+std::string to_string(const Directions& directions);
 
 }  // namespace bfhpo::hpo

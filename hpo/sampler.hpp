@@ -32,7 +32,7 @@ struct SampleRequest {
   const SearchSpace& space;
   // Every trial of the study except the one being sampled, any state.
   TrialSpan trials;
-  StudyDirection direction = StudyDirection::Minimize;
+  Directions directions = {StudyDirection::Minimize};  // one per objective
   std::uint64_t study_seed = 0;
   int trial_number = 0;        // of the trial being sampled
   FeasiblePredicate feasible;  // empty: everything is feasible

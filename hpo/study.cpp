@@ -2,6 +2,7 @@
 
 #include "common/user_error.hpp"
 #include "hpo/fixed_params.hpp"
+#include "hpo/pareto_front.hpp"
 #include "hpo/slurm_job.hpp"
 #include "hpo/storage/open_storage.hpp"
 #include "hpo/storage/postgres_url.hpp"
@@ -64,14 +65,21 @@ int count_finished(const std::vector<FrozenTrial>& trials) {
   return n;
 }
 
-std::optional<FrozenTrial> best_of(const std::vector<FrozenTrial>& trials, StudyDirection direction) {
-  std::optional<FrozenTrial> best;
+std::optional<FrozenTrial> best_of(const std::vector<FrozenTrial>& trials, StudyDirection direction,
+                                   std::size_t objective) {
+  const bool constrained = std::any_of(trials.begin(), trials.end(),
+                                       [](const FrozenTrial& t) { return !constraint_values(t).empty(); });
+  const FrozenTrial* best = nullptr;
   for (const auto& t : trials) {
-    if (t.state != TrialState::Complete || !t.value || std::isnan(*t.value)) continue;
-    bool better = !best || (direction == StudyDirection::Minimize ? *t.value < *best->value : *t.value > *best->value);
-    if (better) best = t;
+    if (t.state != TrialState::Complete || t.values.size() <= objective || std::isnan(t.values[objective]) ||
+        (constrained && !is_feasible(t)))
+      continue;
+    const double v = t.values[objective];
+    if (!best || (direction == StudyDirection::Minimize ? v < best->values[objective] : v > best->values[objective]))
+      best = &t;
   }
-  return best;
+  if (!best) return std::nullopt;
+  return *best;
 }
 
 namespace {
@@ -131,13 +139,13 @@ Study::Study(StudySpec spec, std::unique_ptr<Storage> storage, std::unique_ptr<S
     study_id_ = *existing;
     const auto studies = storage_->studies();
     const auto record = std::find_if(studies.begin(), studies.end(), [&](const StudyRecord& s) { return s.study_id == study_id_; });
-    if (record->direction != spec_.direction)
+    if (record->directions != spec_.directions())
       throw UserError::at(storage_->location(), "direction",
-                          "study '" + spec_.name + "' was created to " + to_string(record->direction) +
-                              ", the study file says " + to_string(spec_.direction),
-                          "use the study's direction, or another study name");
+                          "study '" + spec_.name + "' was created to " + to_string(record->directions) +
+                              ", the study file says " + to_string(spec_.directions()),
+                          "use the study's directions, or another study name");
   } else {
-    study_id_ = storage_->get_or_create_study(spec_.name, spec_.direction);
+    study_id_ = storage_->get_or_create_study(spec_.name, spec_.directions());
   }
   spec_.search_space.check_compatible(storage_->trials_of(study_id_), spec_.source.string());
 }
@@ -189,7 +197,7 @@ void Study::complete_queued_trial(AskedTrial& asked, const Params& recorded, con
         return feasible(complete_assignment(space, fixed, candidate, [] { return 0.5; }));
       };
     const std::vector<FrozenTrial>& trials = storage_->trials_of(study_id_);
-    SampleRequest request{space, TrialSpan(trials), spec_.direction, spec_.seed, asked.number, feasible_with_fixed};
+    SampleRequest request{space, TrialSpan(trials), spec_.directions(), spec_.seed, asked.number, feasible_with_fixed};
     asked.proposal = sampler_->sample(request);
     proposal = asked.proposal.params;
   }
@@ -215,7 +223,7 @@ AskedTrial Study::fill_new_trial(int trial_id, const FeasiblePredicate& feasible
   // The sampler sees the trials before this one (index == number).
   const std::vector<FrozenTrial>& trials = storage_->trials_of(study_id_);
   SampleRequest request{spec_.search_space, TrialSpan(trials, static_cast<std::size_t>(asked.number)),
-                        spec_.direction, spec_.seed, asked.number, feasible};
+                        spec_.directions(), spec_.seed, asked.number, feasible};
   asked.proposal = sampler_->sample(request);
   asked.params = asked.proposal.params;
   std::map<std::string, Distribution> distributions;
@@ -251,6 +259,11 @@ int Study::trial_id_of(int number) {
 const FrozenTrial& Study::trial(int number) { return storage_->trial(trial_id_of(number)); }
 
 void Study::tell(int number, TrialState state, std::optional<double> value, const std::string& reason) {
+  tell(number, state, value ? std::vector<double>{*value} : std::vector<double>{}, reason);
+}
+
+void Study::tell(int number, TrialState state, const std::vector<double>& values, const std::string& reason,
+                 const std::optional<std::vector<double>>& constraints) {
   const int id = trial_id_of(number);
   const FrozenTrial& current = storage_->trial(id);
   if (current.state != TrialState::Running)
@@ -259,21 +272,59 @@ void Study::tell(int number, TrialState state, std::optional<double> value, cons
                                             ", not RUNNING",
                                         "tell only trials that `bfhpo ask` handed out and that are not finished")
                               .what());
-  if (state == TrialState::Complete && (!value || !std::isfinite(*value)))
-    throw UserError::at("tell", "value", "a COMPLETE trial needs a finite value", "pass --value V, or --state fail");
-  if (state != TrialState::Complete && value)
+  const std::size_t n_objectives = spec_.objectives.size();
+  if (state == TrialState::Complete) {
+    if (values.size() != n_objectives)
+      throw UserError::at("tell", "values",
+                          "a COMPLETE trial of study '" + spec_.name + "' needs " + std::to_string(n_objectives) +
+                              (n_objectives == 1 ? " value" : " values, one per objective") + ", got " +
+                              std::to_string(values.size()),
+                          n_objectives == 1 ? "pass --value V, or --state fail"
+                                            : "pass --values V1,V2,... in the order of the study's \"objectives\"");
+    if (!std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); }))
+      throw UserError::at("tell", n_objectives == 1 ? "value" : "values", "a COMPLETE trial needs finite values",
+                          "pass finite numbers, or --state fail");
+  } else if (!values.empty()) {
     throw UserError::at("tell", "value", std::string("a ") + to_string(state) + " trial takes no value",
                         "drop the value");
+  }
+  if (constraints && !spec_.constraints.empty() && constraints->size() != spec_.constraints.size())
+    throw UserError::at("tell", "constraints",
+                        "study '" + spec_.name + "' states " + std::to_string(spec_.constraints.size()) +
+                            " constraints, got " + std::to_string(constraints->size()) + " values",
+                        "pass one value per constraint, in the study's order");
   refuse_if_held_by_another_worker(current, "telling it", "and tell another trial");
   if (!reason.empty()) storage_->set_trial_system_attr(id, kFailReasonAttr, reason);
-  if (!storage_->set_trial_state_values(id, state, value))
+  // As Optuna's tell: the constraints are recorded before the state, so a
+  // reader never sees a finished trial of a constrained study without them.
+  std::optional<std::vector<double>> recorded = constraints;
+  if (!recorded && state == TrialState::Complete && !spec_.constraints.empty())
+    recorded = constraints_from_values(values);
+  if (recorded) storage_->set_trial_system_attr(id, kConstraintsAttr, *recorded);
+  if (!storage_->set_trial_state_values(id, state, values))
     throw TrialNotRunning(UserError::at(storage_->location(), "trial",
                                         "trial " + std::to_string(number) + " was finished by another worker",
                                         "do not tell one trial twice")
                               .what());
 }
 
+std::optional<std::vector<double>> Study::constraints_from_values(const std::vector<double>& values) const {
+  std::vector<double> constrained;
+  for (const ConstraintSpec& constraint : spec_.constraints) {
+    const auto objective = std::find_if(spec_.objectives.begin(), spec_.objectives.end(),
+                                        [&](const ObjectiveSpec& o) { return o.metric == constraint.metric; });
+    if (objective == spec_.objectives.end()) return std::nullopt;
+    constrained.push_back(constraint.value(values[static_cast<std::size_t>(objective - spec_.objectives.begin())]));
+  }
+  return constrained;
+}
+
 void Study::report(int number, int step, double value) {
+  if (spec_.multi_objective())
+    throw UserError::at(spec_.source.string(), "objectives",
+                        "a study of " + std::to_string(spec_.objectives.size()) +
+                            " objectives takes no intermediate values (as Optuna's Trial.report)",
+                        "tell the trial's final values with `bfhpo tell --values`");
   const int id = trial_id_of(number);
   if (storage_->trial(id).state != TrialState::Running)
     throw TrialNotRunning(UserError::at(storage_->location(), "trial",
@@ -291,7 +342,7 @@ void Study::report(int number, int step, double value) {
 PruneDecision Study::should_prune(int number) {
   if (!pruner_) return {};
   const int id = trial_id_of(number);
-  PruneDecision decision = pruner_->decide(storage_->trial(id), storage_->trials_of(study_id_), spec_.direction);
+  PruneDecision decision = pruner_->decide(storage_->trial(id), storage_->trials_of(study_id_), spec_.directions().front());
   for (const auto& [key, value] : decision.system_attrs) storage_->set_trial_system_attr(id, key, value);
   return decision;
 }
@@ -437,7 +488,13 @@ std::vector<FrozenTrial> Study::trials() {
 
 std::optional<FrozenTrial> Study::best_trial() {
   storage_->sync();
-  return best_of(storage_->trials_of(study_id_), spec_.direction);
+  if (spec_.multi_objective()) throw std::logic_error("Study::best_trial: a study of several objectives has best_trials");
+  return best_of(storage_->trials_of(study_id_), spec_.directions().front());
+}
+
+std::vector<FrozenTrial> Study::best_trials() {
+  storage_->sync();
+  return pareto_front(storage_->trials_of(study_id_), spec_.directions());
 }
 
 int Study::n_finished() {

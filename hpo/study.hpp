@@ -78,13 +78,19 @@ class Study {
   // included). The trial records this process as its worker (kWorkerAttr),
   // which then heartbeats. None when the study has enough trials started.
   std::optional<AskedTrial> ask_if_room(const FeasiblePredicate& feasible = {});
-  // Finishes a RUNNING trial: COMPLETE with a finite value, PRUNED or FAIL
-  // without one. Throws UserError for an unknown trial, TrialNotRunning for a
-  // finished one, and UserError for a trial another live process on this host
-  // is training (kWorkerAttr).
-  void tell(int number, TrialState state, std::optional<double> value = {},
-            const std::string& reason = "");
-  // An intermediate value at step >= 0; the same refusals as tell.
+  // Finishes a RUNNING trial: COMPLETE with one finite value per objective,
+  // PRUNED or FAIL without any. `constraints` (Optuna's constraint values,
+  // feasible when all <= 0) are recorded before the state; without them a
+  // COMPLETE trial of a study whose constraints name its objectives' metrics
+  // gets them from its values. Throws UserError for an unknown trial or a
+  // wrong count of values, TrialNotRunning for a finished one, and UserError
+  // for a trial another live process on this host is training (kWorkerAttr).
+  void tell(int number, TrialState state, const std::vector<double>& values, const std::string& reason = "",
+            const std::optional<std::vector<double>>& constraints = std::nullopt);
+  // The same for a study of one objective.
+  void tell(int number, TrialState state, std::optional<double> value = std::nullopt, const std::string& reason = "");
+  // An intermediate value at step >= 0; the same refusals as tell, and a
+  // UserError in a study of several objectives (as Optuna's Trial.report).
   void report(int number, int step, double value);
   // Asks the pruner about the trial's latest report; records what it asks to.
   PruneDecision should_prune(int number);
@@ -126,7 +132,11 @@ class Study {
 
   std::vector<FrozenTrial> trials();  // replays first
   const FrozenTrial& trial(int number);
+  // The best COMPLETE (and feasible, see study_objectives.hpp) trial of a
+  // single-objective study; a logic_error for several objectives.
   std::optional<FrozenTrial> best_trial();
+  // Optuna's best_trials: the Pareto front (hpo/pareto_front.hpp).
+  std::vector<FrozenTrial> best_trials();
   int n_finished();
   bool is_done() { return n_finished() >= spec_.n_trials; }
   // True once spec.timeout_s has passed since this Study was opened.
@@ -150,6 +160,9 @@ class Study {
   void complete_queued_trial(AskedTrial& asked, const Params& recorded, const Params& fixed,
                              const FeasiblePredicate& feasible);
   AskedTrial fill_new_trial(int trial_id, const FeasiblePredicate& feasible);
+  // The study's constraint values from a trial's objective values, when every
+  // constraint names an objective's metric; none otherwise.
+  std::optional<std::vector<double>> constraints_from_values(const std::vector<double>& values) const;
 
   StudySpec spec_;
   std::unique_ptr<Sampler> sampler_;
@@ -165,7 +178,10 @@ class Study {
 std::string abandoned_reason(const FrozenTrial& trial, double stale_after_s, double now);
 // Finished trials the study counts toward n_trials (see above).
 int count_finished(const std::vector<FrozenTrial>& trials);
-// The best COMPLETE trial of `trials` for `direction`, if any.
-std::optional<FrozenTrial> best_of(const std::vector<FrozenTrial>& trials, StudyDirection direction);
+// The best COMPLETE trial of `trials` by its value of objective `objective`
+// in `direction` (feasible, where any trial has constraints), if any; the
+// first of equal ones.
+std::optional<FrozenTrial> best_of(const std::vector<FrozenTrial>& trials, StudyDirection direction,
+                                   std::size_t objective = 0);
 
 }  // namespace bfhpo::hpo

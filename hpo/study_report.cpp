@@ -3,6 +3,7 @@
 #include "common/csv_field.hpp"
 #include "common/user_error.hpp"
 #include "hpo/fixed_params.hpp"
+#include "hpo/pareto_front.hpp"
 #include "hpo/storage/postgres_url.hpp"
 #include "hpo/study.hpp"
 #include "hpo/trial_attrs.hpp"
@@ -49,6 +50,24 @@ std::string csv_cell(const json& value) {
   return csv_field(value.is_string() ? value.get<std::string>() : value.dump());
 }
 
+// The names of the objectives' columns: "value", or "values_<metric>" for
+// several (Optuna's trials_dataframe with metric names).
+std::vector<std::string> value_columns(const StudySpec& spec) {
+  if (!spec.multi_objective()) return {"value"};
+  std::vector<std::string> columns;
+  for (const ObjectiveSpec& objective : spec.objectives) columns.push_back("values_" + objective.metric);
+  return columns;
+}
+
+// A trial's objective fields: {"value": v} for one objective, {"values": [...]} for several.
+json objective_fields(const StudySpec& spec, const FrozenTrial& trial) {
+  if (!spec.multi_objective()) return {{"value", value_json(trial.value())}};
+  if (trial.values.empty()) return {{"values", nullptr}};
+  json values = json::array();
+  for (double v : trial.values) values.push_back(value_json(v));
+  return {{"values", values}};
+}
+
 }  // namespace
 
 json value_json(std::optional<double> value) {
@@ -66,34 +85,58 @@ json study_status_json(const StudySpec& spec, const std::vector<FrozenTrial>& tr
   json rows = json::array();
   for (const auto& t : trials) {
     counts[to_string(t.state)] = counts[to_string(t.state)].get<int>() + 1;
-    rows.push_back({{"number", t.number},
-                    {"state", to_string(t.state)},
-                    {"value", value_json(t.value)},
-                    {"params", shown_params(t)},
-                    {"user_attrs", t.user_attrs},
-                    {"system_attrs", t.system_attrs}});
+    json row = {{"number", t.number}, {"state", to_string(t.state)}};
+    row.update(objective_fields(spec, t));
+    row["params"] = shown_params(t);
+    row["user_attrs"] = t.user_attrs;
+    row["system_attrs"] = t.system_attrs;
+    rows.push_back(row);
   }
-  std::optional<FrozenTrial> best = best_of(trials, spec.direction);
-  json best_json = best ? json{{"number", best->number}, {"value", value_json(best->value)}, {"params", external_params(*best)}}
-                        : json(nullptr);
-  return {{"study", spec.name},    {"direction", to_string(spec.direction)},
-          {"n_trials", spec.n_trials}, {"finished", finished},
-          {"counts", counts},      {"best", best_json},
-          {"trials", rows}};
+  json status = {{"study", spec.name}, {"n_trials", spec.n_trials}, {"finished", finished}, {"counts", counts}};
+  if (spec.multi_objective()) {
+    json objectives = json::array();
+    for (const ObjectiveSpec& objective : spec.objectives)
+      objectives.push_back({{"metric", objective.metric}, {"direction", to_string(objective.direction)}});
+    status["objectives"] = objectives;
+    json front = json::array();
+    for (const FrozenTrial& t : pareto_front(trials, spec.directions())) {
+      json entry = {{"number", t.number}};
+      entry.update(objective_fields(spec, t));
+      entry["params"] = external_params(t);
+      front.push_back(entry);
+    }
+    status["best_trials"] = front;
+  } else {
+    status["direction"] = to_string(spec.objectives.front().direction);
+    std::optional<FrozenTrial> best = best_of(trials, spec.objectives.front().direction);
+    status["best"] = best ? json{{"number", best->number}, {"value", value_json(best->value())},
+                                 {"params", external_params(*best)}}
+                          : json(nullptr);
+  }
+  status["trials"] = rows;
+  return status;
 }
 
 json trial_summary_json(const StudySpec& spec, const FrozenTrial& trial) {
-  return {{"study", spec.name},
-          {"trial", trial.number},
-          {"value", value_json(trial.value)},
-          {"params", external_params(trial)},
-          {"user_attrs", trial.user_attrs}};
+  json summary = {{"study", spec.name}, {"trial", trial.number}};
+  summary.update(objective_fields(spec, trial));
+  summary["params"] = external_params(trial);
+  summary["user_attrs"] = trial.user_attrs;
+  return summary;
 }
 
 json best_trial_json(const StudySpec& spec, const std::vector<FrozenTrial>& trials) {
-  std::optional<FrozenTrial> best = best_of(trials, spec.direction);
+  if (spec.multi_objective())
+    throw UserError::at(spec.source.string(), "objectives",
+                        "a study of " + std::to_string(spec.objectives.size()) +
+                            " objectives has no one best trial but a front of them",
+                        "export one with --trial N (the front: `bfhpo status`), or the best that fits a memory "
+                        "budget with --best --budget-mb N");
+  std::optional<FrozenTrial> best = best_of(trials, spec.objectives.front().direction);
   if (!best)
-    throw UserError::at(printable_storage(spec.storage.string()), "", "the study has no COMPLETE trial yet",
+    throw UserError::at(printable_storage(spec.storage.string()), "",
+                        spec.constraints.empty() ? "the study has no COMPLETE trial yet"
+                                                 : "the study has no COMPLETE trial that meets its constraints",
                         "finish at least one trial (bfhpo tell ... --value V) before exporting the best");
   return trial_summary_json(spec, *best);
 }
@@ -105,15 +148,19 @@ std::string trials_csv(const StudySpec& spec, const std::vector<FrozenTrial>& tr
     for (const auto& item : t.system_attrs.items()) system_keys.insert(item.key());
   }
   std::ostringstream out;
-  out << "number,state,value,datetime_start,datetime_complete";
+  out << "number,state";
+  for (const std::string& column : value_columns(spec)) out << "," << csv_cell(column);
+  out << ",datetime_start,datetime_complete";
   for (const auto& p : spec.search_space.params()) out << ",params_" << p.name;
   for (const auto& k : user_keys) out << "," << csv_cell("user_attrs_" + k);
   for (const auto& k : system_keys) out << "," << csv_cell("system_attrs_" + k);
   out << "\n";
   for (const auto& t : trials) {
     json params = external_params(t);
-    out << t.number << "," << to_string(t.state) << "," << (t.value ? csv_value(*t.value) : "") << ","
-        << csv_cell(t.datetime_start) << "," << csv_cell(t.datetime_complete);
+    out << t.number << "," << to_string(t.state);
+    for (std::size_t i = 0; i < spec.objectives.size(); ++i)
+      out << "," << (i < t.values.size() ? csv_value(t.values[i]) : "");
+    out << "," << csv_cell(t.datetime_start) << "," << csv_cell(t.datetime_complete);
     for (const auto& p : spec.search_space.params()) out << "," << csv_cell(params.value(p.name, json()));
     for (const auto& k : user_keys) out << "," << csv_cell(t.user_attrs.value(k, json()));
     for (const auto& k : system_keys) out << "," << csv_cell(t.system_attrs.value(k, json()));

@@ -19,13 +19,17 @@ namespace bfhpo::hpo {
 // "Infinity", "-Infinity", "NaN"; null for none.
 nlohmann::json value_json(std::optional<double> value);
 // {"study", "direction", "n_trials", "counts": {"COMPLETE": n, ...}, "finished",
-//  "best": {"number", "value", "params"} or null, "trials": [...]}
+//  "best": {"number", "value", "params"} or null, "trials": [...]}; with
+// several objectives "objectives": [{"metric", "direction"}...] in place of
+// "direction", "best_trials" (the Pareto front) in place of "best", and
+// "values" lists in place of "value".
 nlohmann::json study_status_json(const StudySpec& spec, const std::vector<FrozenTrial>& trials);
 // {"study", "trial", "value", "params": {name: external value}, "user_attrs"} of one trial.
 nlohmann::json trial_summary_json(const StudySpec& spec, const FrozenTrial& trial);
-// trial_summary_json of the best trial; UserError if no COMPLETE trial.
+// trial_summary_json of the best trial; UserError if no COMPLETE (feasible)
+// trial, or the study has several objectives.
 nlohmann::json best_trial_json(const StudySpec& spec, const std::vector<FrozenTrial>& trials);
-// One row per trial: number,state,value,datetime_start,datetime_complete,params_<name>...,
+// One row per trial: number,state,value (values_<metric>... for several objectives),datetime_start,datetime_complete,params_<name>...,
 // user_attrs_<key>...,system_attrs_<key>... (pandas-friendly, RFC 4180 quoting;
 // an infinite value as pandas writes it: inf, -inf).
 std::string trials_csv(const StudySpec& spec, const std::vector<FrozenTrial>& trials);

@@ -76,8 +76,8 @@ StudySpec parse_study_spec(const json& document, const std::filesystem::path& so
                                 "); storages and terminals cut or garble such names",
                     "use letters, digits, spaces and punctuation only");
   spec.name = *name;
-  if (const auto direction = top.choice("direction", {"minimize", "maximize"}))
-    spec.direction = *direction == "maximize" ? StudyDirection::Maximize : StudyDirection::Minimize;
+  spec.objectives = parse_objectives(top);
+  spec.constraints = parse_constraints(top);
   if (const auto n_trials = top.int32("n_trials", 1)) spec.n_trials = *n_trials;
   if (const json* timeout = top.find("timeout_s"); timeout && !timeout->is_null()) {
     spec.timeout_s = config_number(*timeout, file, "timeout_s");
@@ -117,7 +117,30 @@ StudySpec parse_study_spec(const json& document, const std::filesystem::path& so
   // Each reads and checks its own section (unknown keys included).
   make_sampler(spec);
   make_pruner(spec.pruner, file);
+  if (!spec.has_simulator())
+    for (std::size_t i = 0; i < spec.constraints.size(); ++i) {
+      const std::string& metric = spec.constraints[i].metric;
+      if (std::none_of(spec.objectives.begin(), spec.objectives.end(),
+                       [&](const ObjectiveSpec& o) { return o.metric == metric; }))
+        throw top.error("constraints[" + std::to_string(i) + "]",
+                        "names \"" + metric + "\", which this study never reports: an external-objective study "
+                        "reports only its objectives' values",
+                        "name an objective's metric, or leave \"constraints\" out and pass each trial's "
+                        "constraint values with `bfhpo tell --constraints`");
+    }
+  if (spec.multi_objective() && spec.pruner.value("type", "none") != "none")
+    throw UserError::at(file, "pruner",
+                        "a study of " + std::to_string(spec.objectives.size()) +
+                            " objectives cannot prune: a trial's intermediate values rank it on one scale, "
+                            "and several objectives have no single one (Optuna's Trial.report refuses them too)",
+                        "drop \"pruner\", or optimize one objective and state the others as \"constraints\"");
   return spec;
+}
+
+Directions StudySpec::directions() const {
+  Directions directions;
+  for (const ObjectiveSpec& objective : objectives) directions.push_back(objective.direction);
+  return directions;
 }
 
 void StudySpec::require_search_space(const std::string& verb) const {

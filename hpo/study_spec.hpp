@@ -7,6 +7,9 @@
 // study whose trials are evaluated by whoever calls ask and tell. The
 // search space may be left out: such a study trains one configuration.
 //
+// What the study optimizes ("direction", or "objectives" and "constraints")
+// is read by hpo/study_objectives.hpp.
+//
 //   {"name": "demo", "direction": "minimize", "n_trials": 100, "seed": 1,
 //    "timeout_s": 3600, "storage": "demo.journal",
 //    "sampler": {"type": "tpe", "n_startup_trials": 10},
@@ -16,6 +19,7 @@
 
 #include "hpo/frozen_trial.hpp"
 #include "hpo/search_space.hpp"
+#include "hpo/study_objectives.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -29,7 +33,8 @@ namespace bfhpo::hpo {
 struct StudySpec {
   std::filesystem::path source;  // the study file
   std::string name;
-  StudyDirection direction = StudyDirection::Minimize;
+  std::vector<ObjectiveSpec> objectives = {ObjectiveSpec{}};  // at least one
+  std::vector<ConstraintSpec> constraints;
   int n_trials = 100;  // finished trials the study holds when done, resumed runs included
   std::optional<double> timeout_s;
   std::uint64_t seed = 0;
@@ -45,6 +50,8 @@ struct StudySpec {
   double stale_after_s = 120.0;
   nlohmann::json document;        // the whole file
 
+  Directions directions() const;
+  bool multi_objective() const { return objectives.size() > 1; }
   bool has_simulator() const { return document.contains("simulator"); }
   // The verbs that propose trials (optimize, ask, enqueue) need a search
   // space; a study without one trains one configuration (`bfhpo train`).

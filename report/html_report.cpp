@@ -1,6 +1,7 @@
 #include "report/html_report.hpp"
 
 #include "common/number_format.hpp"
+#include "hpo/pareto_front.hpp"
 #include "hpo/storage/postgres_url.hpp"
 #include "hpo/study.hpp"
 #include "hpo/study_report.hpp"
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace bfhpo::report {
@@ -67,7 +69,16 @@ std::string at_a_glance(const hpo::StudySpec& spec, const std::vector<hpo::Froze
                         const std::vector<TrialFacts>& facts, const std::string& metric) {
   const json status = hpo::study_status_json(spec, trials);
   std::ostringstream out;
-  out << "<p class=\"muted\">" << to_string(spec.direction) << " <b>" << esc(metric) << "</b>; "
+  out << "<p class=\"muted\">";
+  if (spec.multi_objective()) {
+    for (std::size_t i = 0; i < spec.objectives.size(); ++i)
+      out << (i ? ", " : "") << to_string(spec.objectives[i].direction) << " <b>" << esc(spec.objectives[i].metric)
+          << "</b>";
+  } else {
+    out << to_string(spec.objectives.front().direction) << " <b>" << esc(metric) << "</b>";
+  }
+  for (const hpo::ConstraintSpec& constraint : spec.constraints) out << ", subject to " << esc(constraint.text());
+  out << "; "
       << status["finished"].get<int>() << " of " << spec.n_trials << " trials finished";
   for (const auto& [state, n] : status["counts"].items())
     if (n.get<int>() > 0) out << ", " << n.get<int>() << " " << state;
@@ -76,15 +87,15 @@ std::string at_a_glance(const hpo::StudySpec& spec, const std::vector<hpo::Froze
     if (f.budget_mb) budget = f.budget_mb;
   if (budget) out << "; memory budget " << format_mb(*budget);
   out << ".</p>\n";
-  const std::optional<hpo::FrozenTrial> best_trial = hpo::best_of(trials, spec.direction);
+  const std::optional<hpo::FrozenTrial> best_trial = ranked_best(spec, trials);
   if (!best_trial) return out.str() + "<p>No COMPLETE trial yet.</p>\n";
   const int best = best_trial->number;
-  out << "<p>Best trial <b>" << best << "</b>: " << esc(metric) << " <b>" << format_number(best_trial->value, 6)
-      << "</b>";
+  out << "<p>Best trial <b>" << best << "</b>: " << esc(metric) << " <b>"
+      << format_number(best_trial->values[ranked_objective(spec)], 6) << "</b>";
   const auto it = std::find_if(facts.begin(), facts.end(), [&](const TrialFacts& f) { return f.number == best; });
   if (it != facts.end() && it->batch_size) out << ", trained with " << esc(it->trained_config());
   out << ".</p>\n<table><tr><th>parameter</th><th>value</th></tr>\n";
-  for (const auto& [name, value] : status["best"]["params"].items())
+  for (const auto& [name, value] : hpo::trial_summary_json(spec, *best_trial)["params"].items())
     out << "<tr><td>" << esc(name) << "</td><td class=\"num\">"
         << esc(value.is_number() ? format_number(value.get<double>(), 6) : value.dump()) << "</td></tr>\n";
   return out.str() + "</table>\n";
@@ -173,6 +184,53 @@ std::string importance_section(const std::vector<hpo::FrozenTrial>& trials) {
          "trials without a conditional parameter form their own bin) gives &omega;&sup2;, the share of the rank "
          "variance the bins explain beyond chance (floored at 0); the bars are the &omega;&sup2; normalised to sum "
          "to 1. It sees each parameter alone, not interactions (fANOVA would).</p>\n";
+}
+
+// A study of several objectives: its Pareto front (Optuna's best_trials) as a
+// table, and drawn over every COMPLETE trial on the first two objectives.
+std::string pareto_section(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials) {
+  const std::vector<hpo::FrozenTrial> front = hpo::pareto_front(trials, spec.directions());
+  if (front.empty()) return "<p class=\"muted\">No COMPLETE trial on the front yet.</p>\n";
+  const std::string& x_metric = spec.objectives[0].metric;
+  const std::string& y_metric = spec.objectives[1].metric;
+  std::vector<double> all_x, all_y, front_x, front_y, other_x, other_y;
+  std::vector<std::string> front_tips, other_tips;
+  std::vector<int> front_trials, other_trials;
+  std::set<int> on_front;
+  for (const auto& f : front) on_front.insert(f.number);
+  for (const auto& t : trials) {
+    if (t.state != hpo::TrialState::Complete || t.values.size() != spec.objectives.size()) continue;
+    const bool is_front = on_front.count(t.number) > 0;
+    std::string tip = "trial " + std::to_string(t.number) + ":";
+    for (std::size_t i = 0; i < t.values.size(); ++i)
+      tip += " " + spec.objectives[i].metric + " " + format_number(t.values[i]);
+    if (!hpo::is_feasible(t)) tip += " (infeasible)";
+    (is_front ? front_x : other_x).push_back(t.values[0]);
+    (is_front ? front_y : other_y).push_back(t.values[1]);
+    (is_front ? front_tips : other_tips).push_back(tip);
+    (is_front ? front_trials : other_trials).push_back(t.number);
+    all_x.push_back(t.values[0]);
+    all_y.push_back(t.values[1]);
+  }
+  SvgChart chart("Pareto front: " + x_metric + " and " + y_metric, x_metric, y_metric, range_of(all_x, 0.04),
+                 range_of(all_y));
+  chart.points(other_x, other_y, "frontier estimate", other_tips, other_trials, 3.0);
+  chart.points(front_x, front_y, "frontier measured", front_tips, front_trials, 4.0);
+  chart.legend({{"on the front", "measured"}, {"dominated or infeasible", "estimate"}});
+  std::ostringstream out;
+  out << chart.svg() << "<table class=\"front\"><tr><th>trial</th>";
+  for (const auto& objective : spec.objectives)
+    out << "<th>" << esc(objective.metric) << " (" << to_string(objective.direction) << ")</th>";
+  out << "</tr>\n";
+  for (const auto& t : front) {
+    out << "<tr class=\"front-row\"><td class=\"num\">" << t.number << "</td>";
+    for (double v : t.values) out << "<td class=\"num\">" << format_number(v, 6) << "</td>";
+    out << "</tr>\n";
+  }
+  out << "</table>\n<p class=\"muted\">The trials no other COMPLETE" << (spec.constraints.empty() ? "" : ", feasible")
+      << " trial beats on every objective (Optuna's <code>study.best_trials</code>); <code>bfhpo export --trial N</code> "
+         "exports one.</p>\n";
+  return out.str();
 }
 
 // The best trial at each memory level, and the front of value against peak.
@@ -414,25 +472,28 @@ std::string diagnostics_section(const TrialFacts& best) {
 
 std::string html_report(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials,
                         const json& study_system_attrs, const std::vector<double>& memory_levels_mb) {
-  const std::vector<TrialFacts> facts = trial_facts(trials);
+  const std::size_t ranked = ranked_objective(spec);
+  const std::vector<TrialFacts> facts = trial_facts(trials, ranked);
   const json names = study_system_attrs.value(hpo::kMetricNamesAttr, json());
-  const std::string metric = names.is_array() && !names.empty() && names[0].is_string() ? names[0].get<std::string>()
-                                                                                        : std::string("objective");
+  const std::string metric = names.is_array() && names.size() > ranked && names[ranked].is_string()
+                                 ? names[ranked].get<std::string>()
+                                 : std::string("objective");
   std::ostringstream out;
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>bfhpo report: "
       << esc(spec.name) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n<h1>bfhpo report: "
       << esc(spec.name) << "</h1>\n"
       << at_a_glance(spec, trials, facts, metric);
-  out << "<h2>Optimization</h2>\n<div class=\"grid\">" << history_chart(facts, spec.direction, metric)
+  out << "<h2>Optimization</h2>\n<div class=\"grid\">" << history_chart(facts, ranked_direction(spec), metric)
       << intermediate_chart(facts) << "</div>\n";
   out << "<h2>Parameter importance</h2>\n" << importance_section(trials);
   out << "<h2>Memory</h2>\n" << memory_section(facts);
-  out << "<h2>Memory frontier</h2>\n" << frontier_section(facts, spec.direction, memory_levels_mb, metric);
+  if (spec.multi_objective()) out << "<h2>Pareto front</h2>\n" << pareto_section(spec, trials);
+  out << "<h2>Memory frontier</h2>\n" << frontier_section(facts, ranked_direction(spec), memory_levels_mb, metric);
   out << "<h2>Time per trial</h2>\n" << time_chart(facts);
-  const auto best = hpo::best_of(trials, spec.direction);
+  const auto best = ranked_best(spec, trials);
   if (best) {
     out << "<h2>Posterior diagnostics of the best trial (" << best->number << ")</h2>\n"
-        << diagnostics_section(trial_facts(*best));
+        << diagnostics_section(trial_facts(*best, ranked));
   }
   out << "<p class=\"muted\">Written by <code>bfhpo report</code> from " << esc(hpo::printable_storage(spec.storage.string()))
       << ".</p>\n</body>\n</html>\n";

@@ -52,7 +52,7 @@ std::vector<double> parse_memory_levels_gb(const std::string& text, const std::s
 std::vector<FrontierTrial> frontier_candidates(const std::vector<TrialFacts>& facts) {
   std::vector<FrontierTrial> candidates;
   for (const auto& f : facts) {
-    if (f.state != hpo::TrialState::Complete || !f.value || !std::isfinite(*f.value)) continue;
+    if (f.state != hpo::TrialState::Complete || !f.feasible || !f.value || !std::isfinite(*f.value)) continue;
     const bool measured = f.launched() && f.measured_peak_mb.has_value();
     if (!measured && !f.estimated_peak_mb) continue;
     candidates.push_back({f.number, *f.value, measured ? *f.measured_peak_mb : *f.estimated_peak_mb, measured,

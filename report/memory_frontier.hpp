@@ -6,7 +6,9 @@
 // the device's peak with the configuration the gate and the OOM ladder left
 // it), else what the estimate said before launch (bfhpo:estimated_peak_mb, at
 // the study's largest shape). Only COMPLETE trials with a value and a peak
-// take part; a trial of an external-objective study has no peak and no place.
+// that meet the study's constraints take part; a trial of an
+// external-objective study has no peak and no place. In a study of several
+// objectives the value is the ranked objective's (trial_facts.hpp).
 //
 //   levels          8, 16, 24, 40 and 80 GB (a GB is 1024 MB here),
 //                   or the budgets a user names;

@@ -56,14 +56,14 @@ std::vector<ParamImportance> param_importances(const std::vector<hpo::FrozenTria
   std::vector<const hpo::FrozenTrial*> complete;
   std::map<std::string, bool> names;  // name -> categorical
   for (const auto& t : trials) {
-    if (t.state != hpo::TrialState::Complete || !t.value || !std::isfinite(*t.value)) continue;
+    if (t.state != hpo::TrialState::Complete || !t.value() || !std::isfinite(*t.value())) continue;
     complete.push_back(&t);
     for (const auto& [name, distribution] : t.distributions)
       names[name] = std::holds_alternative<hpo::CategoricalDistribution>(distribution);
   }
   if (complete.size() < 4) return {};
   std::vector<double> values;
-  for (const auto* t : complete) values.push_back(*t->value);
+  for (const auto* t : complete) values.push_back(*t->value());
   const std::vector<double> y = ranks_of(values);
   const double n = static_cast<double>(y.size());
   const double mean = std::accumulate(y.begin(), y.end(), 0.0) / n;

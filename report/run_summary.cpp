@@ -5,6 +5,7 @@
 #include "hpo/study_report.hpp"
 #include "report/memory_digest.hpp"
 #include "report/memory_frontier.hpp"
+#include "report/pareto_front_text.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -64,14 +65,16 @@ void ladder_lines(std::ostringstream& out, const std::vector<TrialFacts>& ran) {
 
 void best_lines(std::ostringstream& out, const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials,
                 const RunInfo& run) {
-  const std::optional<hpo::FrozenTrial> best = hpo::best_of(trials, spec.direction);
+  const std::size_t ranked = ranked_objective(spec);
+  const std::optional<hpo::FrozenTrial> best = ranked_best(spec, trials);
   if (!best) {
-    out << "no COMPLETE trial yet\n";
+    out << (spec.constraints.empty() ? "no COMPLETE trial yet\n" : "no COMPLETE trial meets the constraints yet\n");
     return;
   }
-  const TrialFacts facts = trial_facts(*best);
-  out << "best trial " << best->number << ": " << run.metric << " " << format_number(best->value) << "\n";
-  out << "  params " << hpo::best_trial_json(spec, trials)["params"].dump() << "\n";
+  if (spec.multi_objective()) out << pareto_front_text(spec, trials);
+  const TrialFacts facts = trial_facts(*best, ranked);
+  out << "best trial " << best->number << ": " << run.metric << " " << format_number(facts.value) << "\n";
+  out << "  params " << hpo::trial_summary_json(spec, *best)["params"].dump() << "\n";
   if (facts.batch_size) {
     out << "  trained with " << facts.trained_config();
     if (facts.seconds) out << " in " << format_duration(*facts.seconds);
@@ -126,8 +129,9 @@ std::string run_summary(const hpo::StudySpec& spec, const std::vector<hpo::Froze
     if (t.state != S::Complete && !t.reason.empty())
       out << "  trial " << t.number << " " << hpo::to_string(t.state) << ": " << t.reason << "\n";
   best_lines(out, spec, trials, run);
-  if (const auto candidates = frontier_candidates(trial_facts(trials)); !candidates.empty())
-    out << memory_frontier_text(memory_frontier(candidates, spec.direction, default_memory_levels_mb()), run.metric);
+  if (const auto candidates = frontier_candidates(trial_facts(trials, ranked_objective(spec))); !candidates.empty())
+    out << memory_frontier_text(memory_frontier(candidates, ranked_direction(spec), default_memory_levels_mb()),
+                                run.metric);
   return out.str();
 }
 

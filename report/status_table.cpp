@@ -4,6 +4,7 @@
 #include "hpo/slurm_job.hpp"
 #include "hpo/study.hpp"
 #include "hpo/study_report.hpp"
+#include "report/pareto_front_text.hpp"
 #include "report/trial_facts.hpp"
 
 #include <cstdio>
@@ -37,25 +38,44 @@ std::string worker_text(const hpo::FrozenTrial& trial) {
   return pid + " on host " + host->get<std::string>();
 }
 
+// "minimize", or "minimize val_nll, minimize measured_peak_mb" for several, with the constraints.
+std::string objectives_text(const hpo::StudySpec& spec) {
+  std::string text;
+  if (!spec.multi_objective()) text = hpo::to_string(spec.objectives.front().direction);
+  for (std::size_t i = 0; spec.multi_objective() && i < spec.objectives.size(); ++i)
+    text += (i ? ", " : "") + std::string(hpo::to_string(spec.objectives[i].direction)) + " " + spec.objectives[i].metric;
+  for (const hpo::ConstraintSpec& constraint : spec.constraints) text += "; " + constraint.text();
+  return text;
+}
+
+// The trial's values, "/"-separated for several; "-" for none.
+std::string values_text(const hpo::FrozenTrial& trial) {
+  if (trial.values.empty()) return "-";
+  std::string text;
+  for (std::size_t i = 0; i < trial.values.size(); ++i) text += (i ? "/" : "") + format_number(trial.values[i], 4);
+  return text;
+}
+
 }  // namespace
 
 std::string status_table(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials,
                          const std::vector<double>& memory_levels_mb) {
   const nlohmann::json status = hpo::study_status_json(spec, trials);
   std::ostringstream out;
-  out << "study " << spec.name << " (" << to_string(spec.direction) << "): " << status["finished"].get<int>() << " of "
+  out << "study " << spec.name << " (" << objectives_text(spec) << "): " << status["finished"].get<int>() << " of "
       << spec.n_trials << " trials finished";
   for (const auto& [state, n] : status["counts"].items())
     if (n.get<int>() > 0) out << ", " << n.get<int>() << " " << state;
   out << "\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%6s  %-9s %10s %8s %6s %10s %8s %8s  %s\n", "trial", "state", "value", "time",
+  std::snprintf(line, sizeof line, "%6s  %-9s %10s %8s %6s %10s %8s %8s  %s\n", "trial", "state",
+                spec.multi_objective() ? "values" : "value", "time",
                 "batch", "chunk", "peak MB", "est. MB", "params");
   out << line;
   for (size_t i = 0; i < trials.size(); ++i) {
     const TrialFacts t = trial_facts(trials[i]);
     std::snprintf(line, sizeof line, "%6d  %-9s %10s %8s %6s %10s %8s %8s  ", t.number, hpo::to_string(t.state),
-                  format_number(t.value, 6).c_str(), t.seconds ? format_duration(*t.seconds).c_str() : "-",
+                  values_text(trials[i]).c_str(), t.seconds ? format_duration(*t.seconds).c_str() : "-",
                   t.batch_size ? std::to_string(*t.batch_size).c_str() : "-", chunk_text(t).c_str(),
                   megabytes(t.measured_peak_mb).c_str(), megabytes(t.estimated_peak_mb).c_str());
     out << line << status["trials"][i]["params"].dump() << "\n";
@@ -63,14 +83,19 @@ std::string status_table(const hpo::StudySpec& spec, const std::vector<hpo::Froz
     if (const std::string worker = worker_text(trials[i]); t.state == hpo::TrialState::Running && !worker.empty())
       out << "        worker: " << worker << "\n";
   }
-  if (const std::optional<hpo::FrozenTrial> best = hpo::best_of(trials, spec.direction))
-    out << "best: trial " << best->number << " value " << format_number(best->value) << " params "
+  if (spec.multi_objective())
+    out << pareto_front_text(spec, trials);
+  else if (const std::optional<hpo::FrozenTrial> best = hpo::best_of(trials, spec.objectives.front().direction))
+    out << "best: trial " << best->number << " value " << format_number(best->value()) << " params "
         << status["best"]["params"].dump() << "\n";
   else
-    out << "best: none yet (no COMPLETE trial)\n";
+    out << (spec.constraints.empty() ? "best: none yet (no COMPLETE trial)\n"
+                                     : "best: none yet (no COMPLETE trial meets the constraints)\n");
   // Shown once a trial has a peak (never for an external-objective study).
-  if (const auto candidates = frontier_candidates(trial_facts(trials)); !candidates.empty())
-    out << memory_frontier_text(memory_frontier(candidates, spec.direction, memory_levels_mb), "value");
+  const std::size_t ranked = ranked_objective(spec);
+  if (const auto candidates = frontier_candidates(trial_facts(trials, ranked)); !candidates.empty())
+    out << memory_frontier_text(memory_frontier(candidates, ranked_direction(spec), memory_levels_mb),
+                                spec.multi_objective() ? spec.objectives[ranked].metric : "value");
   return out.str();
 }
 

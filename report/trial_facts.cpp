@@ -62,11 +62,26 @@ std::string TrialFacts::trained_config() const {
                           {"gradient_checkpointing", gradient_checkpointing}});
 }
 
-TrialFacts trial_facts(const hpo::FrozenTrial& trial) {
+std::size_t ranked_objective(const hpo::StudySpec& spec) {
+  for (std::size_t i = 0; i < spec.objectives.size(); ++i)
+    if (spec.objectives[i].metric != "measured_peak_mb") return i;
+  return 0;
+}
+
+hpo::StudyDirection ranked_direction(const hpo::StudySpec& spec) {
+  return spec.objectives[ranked_objective(spec)].direction;
+}
+
+std::optional<hpo::FrozenTrial> ranked_best(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials) {
+  return hpo::best_of(trials, ranked_direction(spec), ranked_objective(spec));
+}
+
+TrialFacts trial_facts(const hpo::FrozenTrial& trial, std::size_t objective) {
   TrialFacts facts;
   facts.number = trial.number;
   facts.state = trial.state;
-  facts.value = trial.value;
+  if (objective < trial.values.size()) facts.value = trial.values[objective];
+  facts.feasible = hpo::is_feasible(trial);
   facts.intermediate_values = trial.intermediate_values;
   facts.reason = hpo::string_attr(trial, hpo::kFailReasonAttr).value_or("");
   facts.seconds = hpo::number_attr(trial, "bfhpo:seconds");
@@ -93,10 +108,10 @@ TrialFacts trial_facts(const hpo::FrozenTrial& trial) {
   return facts;
 }
 
-std::vector<TrialFacts> trial_facts(const std::vector<hpo::FrozenTrial>& trials) {
+std::vector<TrialFacts> trial_facts(const std::vector<hpo::FrozenTrial>& trials, std::size_t objective) {
   std::vector<TrialFacts> out;
   out.reserve(trials.size());
-  for (const auto& t : trials) out.push_back(trial_facts(t));
+  for (const auto& t : trials) out.push_back(trial_facts(t, objective));
   return out;
 }
 

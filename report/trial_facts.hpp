@@ -7,6 +7,7 @@
 #pragma once
 
 #include "hpo/frozen_trial.hpp"
+#include "hpo/study_spec.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -28,7 +29,8 @@ struct OomRung {
 struct TrialFacts {
   int number = 0;
   hpo::TrialState state = hpo::TrialState::Running;
-  std::optional<double> value;
+  std::optional<double> value;             // of the objective the facts were read for
+  bool feasible = true;                    // meets the study's constraints (hpo/study_objectives.hpp)
   std::string reason;                      // why PRUNED / FAIL (bfhpo:fail_reason)
   std::optional<double> seconds;           // the trial's wall time
   std::optional<double> estimated_peak_mb; // at the worst-case shape, of the memory config trained with
@@ -53,8 +55,17 @@ struct TrialFacts {
   std::string trained_config() const;
 };
 
-TrialFacts trial_facts(const hpo::FrozenTrial& trial);
-std::vector<TrialFacts> trial_facts(const std::vector<hpo::FrozenTrial>& trials);
+// The objective that the one-number views rank trials by (the value column,
+// the history chart, the memory frontier, the best within a budget): the
+// first objective, or the first that is not the peak memory where a study
+// also minimizes measured_peak_mb (the frontier's other axis).
+std::size_t ranked_objective(const hpo::StudySpec& spec);
+hpo::StudyDirection ranked_direction(const hpo::StudySpec& spec);
+// The best trial by the ranked objective (hpo::best_of); with one objective, the study's best trial.
+std::optional<hpo::FrozenTrial> ranked_best(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials);
+// `value` is the trial's value of objective `objective` (0: the first).
+TrialFacts trial_facts(const hpo::FrozenTrial& trial, std::size_t objective = 0);
+std::vector<TrialFacts> trial_facts(const std::vector<hpo::FrozenTrial>& trials, std::size_t objective = 0);
 
 // A memory configuration {"item_chunk_size", "person_chunk_size", "gradient_checkpointing"} in words:
 // "chunk 8, checkpointing", "chunk 1, 256 persons a chunk, checkpointing".

@@ -38,12 +38,16 @@ TrialConfig trained_config(const hpo::StudySpec& spec, const hpo::FrozenTrial& t
 
 json repeated(int64_t width, int64_t depth) { return json(std::vector<int64_t>(static_cast<size_t>(depth), width)); }
 
-// The best trial, or with a budget the best whose peak fits it.
+// The best trial, or with a budget the best whose peak fits it; by the
+// ranked objective (report/trial_facts.hpp) in a study of several.
 const hpo::FrozenTrial& chosen_trial(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials,
                                      std::optional<double> budget_mb) {
-  if (!budget_mb) return trials.at(hpo::best_trial_json(spec, trials)["trial"].get<size_t>());
-  const auto candidates = report::frontier_candidates(report::trial_facts(trials));
-  if (const auto best = report::best_within(candidates, spec.direction, *budget_mb))
+  if (!budget_mb) {
+    if (const auto best = report::ranked_best(spec, trials)) return trials.at(static_cast<size_t>(best->number));
+    return trials.at(hpo::best_trial_json(spec, trials)["trial"].get<size_t>());  // its UserError says why none
+  }
+  const auto candidates = report::frontier_candidates(report::trial_facts(trials, report::ranked_objective(spec)));
+  if (const auto best = report::best_within(candidates, report::ranked_direction(spec), *budget_mb))
     return trials.at(static_cast<size_t>(best->number));
   const std::string source = spec.source.string();
   if (candidates.empty())

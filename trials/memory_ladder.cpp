@@ -36,7 +36,7 @@ std::optional<ConfigProblem> MemoryLadder::problem() const {
 
 std::vector<models::MemoryConfig> MemoryLadder::rungs() const {
   std::vector<models::MemoryConfig> rungs;
-  for (const int64_t chunk : item_chunks) rungs.push_back({chunk, true});
+  for (const int64_t chunk : item_chunks) rungs.push_back({chunk, true, std::nullopt});
   if (!item_chunks.empty())
     for (const int64_t persons : person_chunks) rungs.push_back({item_chunks.back(), true, persons});
   return rungs;

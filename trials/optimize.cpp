@@ -1,6 +1,8 @@
 #include "trials/optimize.hpp"
 
 #include "hpo/sampler_factory.hpp"
+#include "report/trial_facts.hpp"
+#include "trials/trial_metrics.hpp"
 
 #include <chrono>
 #include <thread>
@@ -32,12 +34,12 @@ OptimizeSummary optimize_study(const OptimizeOptions& options, const TrialObserv
   if (options.memory_gate) context.settings.memory.gate = *options.memory_gate;
 
   hpo::Study study(spec, hpo::make_sampler(spec));
-  study.set_metric_names({context.settings.objective.name()});
+  study.set_metric_names(objective_names(spec, context.settings));
   OptimizeSummary summary;
   summary.n_trials = spec.n_trials;
   summary.device = context.device.str();
   summary.budget_mb = context.budget_mb;
-  summary.metric = context.settings.objective.name();
+  summary.metric = objective_names(spec, context.settings)[report::ranked_objective(spec)];
   summary.recovered = study.recover_stale_trials();
   const hpo::FeasiblePredicate feasible = context.memory_feasibility();
   while (true) {

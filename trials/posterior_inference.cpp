@@ -1,5 +1,7 @@
 #include "trials/posterior_inference.hpp"
 
+#include "report/trial_facts.hpp"
+
 #include "common/config_reader.hpp"
 #include "common/csv_field.hpp"
 #include "common/user_error.hpp"
@@ -45,7 +47,7 @@ ModelFiles best_trial_files(const std::filesystem::path& study_file, const std::
     throw UserError::at(study_file.string(), "simulator", "not a training study, so it has no trained model",
                         "give a training study or a folder `bfhpo train` wrote");
   hpo::Study study(spec, nullptr, hpo::Study::Open::ReadOnly);
-  if (!hpo::best_of(study.trials(), spec.direction))
+  if (!report::ranked_best(spec, study.trials()))
     throw UserError(study_file.string() + ": the study has no COMPLETE trial yet, so no trained model. Fix: run "
                                           "`bfhpo optimize " + study_file.string() + "` until a trial completes, "
                                           "or give a folder `bfhpo train` wrote");

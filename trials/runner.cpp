@@ -13,6 +13,7 @@
 #include "trials/oom_retry.hpp"
 #include "trials/probe.hpp"
 #include "trials/training_threads.hpp"
+#include "trials/trial_metrics.hpp"
 #include "trials/weights_folder.hpp"
 
 #include <torch/version.h>
@@ -142,6 +143,23 @@ hpo::FeasiblePredicate StudyContext::memory_feasibility() const {
 
 namespace {
 
+// What trials/trial_metrics.hpp names, for a trained and evaluated trial;
+// the peaks from what the trial recorded (`attributes`).
+TrialMetrics trial_metrics(const models::Diagnostics& diagnostics, double val_nll, double train_seconds,
+                           const nlohmann::json& attributes) {
+  TrialMetrics metrics{{"val_nll", val_nll}, {"train_seconds", train_seconds}};
+  const double n = static_cast<double>(diagnostics.parameters.size());
+  for (const auto& p : diagnostics.parameters) {
+    metrics["calibration_error"] += p.calibration_error / n;
+    metrics["recovery_r"] += p.correlation / n;
+    metrics["nrmse"] += p.nrmse / n;
+    metrics["contraction"] += p.contraction / n;
+  }
+  for (const char* peak : {"measured_peak_mb", "estimated_peak_mb"})
+    if (attributes.contains(peak) && attributes[peak].is_number()) metrics[peak] = attributes[peak].get<double>();
+  return metrics;
+}
+
 TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const StudyContext& context,
                         const TrialObserver& observer) {
   const auto start = std::chrono::steady_clock::now();
@@ -150,24 +168,26 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   TrialRecord record(study, asked, outcome);
   const nlohmann::json params = context.spec.search_space.to_external(asked.params);
   if (observer.on_start) {
-    const auto best = study.best_trial();
-    observer.on_start(asked, params, best ? best->value : std::nullopt, study.n_finished());
+    const auto best = report::ranked_best(context.spec, study.trials());
+    observer.on_start(asked, params, best ? best->values[report::ranked_objective(context.spec)] : std::optional<double>(),
+                      study.n_finished());
   }
   // Every path ends here: the time is recorded while the trial still takes attributes.
-  const auto finish = [&](hpo::TrialState state, std::optional<double> value, const std::string& reason) {
+  const auto finish = [&](hpo::TrialState state, const std::vector<double>& values, const std::string& reason,
+                          const std::optional<std::vector<double>>& constraints = std::nullopt) {
     record.system("seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     report::TrialFacts facts = report::trial_facts(study.trial(asked.number));
     facts.reason = reason;
     const nlohmann::json dashboard = report::dashboard_user_attrs(facts);
     for (const auto& [key, attr] : dashboard.items()) record.user(key, attr);
     outcome.state = state;
-    outcome.value = value;
+    outcome.values = values;
     outcome.reason = reason;
     if (outcome.interrupted) {
       study.fail_and_requeue(asked.number, reason);
     } else {
       try {
-        study.tell(asked.number, state, value, reason);
+        study.tell(asked.number, state, values, reason, constraints);
       } catch (const hpo::TrialNotRunning&) {
         remove_saved_files(outcome.attributes);
         throw;
@@ -246,15 +266,17 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   hpo::PruneDecision prune;
   const EpochCallback on_epoch = [&](const EpochReport& epoch) {
     last_epoch = epoch.epoch;
-    study.report(asked.number, epoch.epoch, epoch.validation_loss);
+    // A study of several objectives takes no intermediate values (Optuna's Trial.report refuses them).
+    if (!context.spec.multi_objective()) study.report(asked.number, epoch.epoch, epoch.validation_loss);
     study.heartbeat(asked.number);
     last_heartbeat = std::chrono::steady_clock::now();
     if (observer.on_epoch) observer.on_epoch(epoch);
-    prune = study.should_prune(asked.number);
+    if (!context.spec.multi_objective()) prune = study.should_prune(asked.number);
     return !prune.prune && !(context.interrupted && context.interrupted->load());
   };
 
   FitResult fit;
+  const auto fit_start = std::chrono::steady_clock::now();
   try {
     fit = fit_with_oom_retry(trainer, memory_settings.oom_retry, on_epoch, on_step, observer.on_oom);
   } catch (const Interrupted&) {
@@ -269,6 +291,7 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
     record.system("oom_history", history_json(e.history()));
     return finish(hpo::TrialState::Fail, {}, std::string("oom: ") + e.what());
   }
+  const double train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - fit_start).count();
   record.system("measured_peak_mb", measured_peak_mb());
   record.system("device", context.device.str());
   record.system("batch_size", fit.batch_size);
@@ -308,10 +331,10 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   for (const auto& p : diagnostics.parameters) calibration_error += p.calibration_error / diagnostics.parameters.size();
   record.user("calibration_error", calibration_error);
   record.system("diagnostics", diagnostics.to_json());
-  const double value = context.settings.objective.value(fit.summary.validation_loss, calibration_error);
-  if (!std::isfinite(value)) {
-    return finish(hpo::TrialState::Fail, {}, "non-finite objective value");
-  }
+  const TrialMetrics metrics =
+      trial_metrics(diagnostics, fit.summary.validation_loss, train_seconds, outcome.attributes);
+  const std::optional<std::vector<double>> values = objective_values(context.spec, context.settings, metrics);
+  if (!values) return finish(hpo::TrialState::Fail, {}, "non-finite objective value");
   std::filesystem::path weights;
   try {
     weights = reserve_weights_file(context.weights_dir, asked.number);
@@ -330,7 +353,7 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   const auto items = std::filesystem::path(weights).replace_extension(".posterior.json");  // the name reserved for this trial
   write_file_atomically(items, posterior.items.to_json().dump() + "\n");
   record.system("posterior_items", items.string());
-  return finish(hpo::TrialState::Complete, value, "");
+  return finish(hpo::TrialState::Complete, *values, "", constraint_values(context.spec, metrics));
 }
 
 // Another writer (an Optuna worker, `bfhpo tell`) finished the trial while it
@@ -340,7 +363,7 @@ TrialOutcome finished_elsewhere(hpo::Study& study, const hpo::AskedTrial& asked,
   TrialOutcome outcome;
   outcome.number = asked.number;
   outcome.state = recorded.state;
-  outcome.value = recorded.value;
+  outcome.values = recorded.values;
   outcome.reason = "finished by another writer";
   if (observer.on_finish) observer.on_finish(outcome);
   std::cerr << "bfhpo: warning: trial " << asked.number << " was finished by another writer ("
@@ -359,7 +382,7 @@ TrialOutcome run_trial(hpo::Study& study, const hpo::AskedTrial& asked, const St
   } catch (const std::exception& error) {
     // A bug: record it on the trial so the journal says what happened, then crash loudly.
     if (study.trial(asked.number).state == hpo::TrialState::Running)
-      study.tell(asked.number, hpo::TrialState::Fail, {}, std::string("error: ") + error.what());
+      study.tell(asked.number, hpo::TrialState::Fail, std::vector<double>{}, std::string("error: ") + error.what());
     throw;
   }
 }

@@ -2,7 +2,7 @@
 //   params -> TrialConfig -> memory gate (prune "memory" before launch)
 //   -> probe (optional) -> fit_with_oom_retry, reporting the validation loss
 //   every epoch so the pruner can stop it -> posterior diagnostics
-//   -> objective value -> study.tell.
+//   -> objective values and constraints (trials/trial_metrics.hpp) -> study.tell.
 // Everything a user may want later is recorded on the trial in the journal:
 // system attributes bfhpo:* (estimate, measured peak, effective batch size and
 // chunk, OOM attempts and ladder, seconds, device, fail/prune reason) and
@@ -55,7 +55,7 @@ struct StudyContext {
 struct TrialOutcome {
   int number = 0;
   hpo::TrialState state = hpo::TrialState::Fail;
-  std::optional<double> value;
+  std::vector<double> values;  // one per objective, for COMPLETE
   std::string reason;  // why PRUNED / FAIL
   nlohmann::json attributes;  // what was recorded, for the summary
   bool interrupted = false;

@@ -2,6 +2,7 @@
 
 #include "common/config_reader.hpp"
 #include "common/number_format.hpp"
+#include "trials/trial_metrics.hpp"
 
 #include <algorithm>
 
@@ -113,6 +114,7 @@ StudySettings parse_study_settings(const hpo::StudySpec& study) {
   StudySettings settings;
   if (auto memory = top.section("memory")) settings.memory = parse_memory(*memory);
   if (const json* objective = top.find("objective")) settings.objective = parse_objective(*objective, source);
+  check_trial_metrics(study);
   return settings;
 }
 

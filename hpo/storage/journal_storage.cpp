@@ -123,12 +123,12 @@ struct JournalStorage::State {
   }
   // Fields read only where they apply: datetime_start for RUNNING, datetime_complete for finished states.
   void set_state_values(int id, TrialState state, std::optional<std::string> datetime_start,
-                        std::optional<std::string> datetime_complete, std::optional<double> value) {
+                        std::optional<std::string> datetime_complete, std::optional<std::vector<double>> values) {
     FrozenTrial& t = trial(id);
     if (datetime_start) t.datetime_start = std::move(*datetime_start);
     t.state = state;
     if (datetime_complete) t.datetime_complete = std::move(*datetime_complete);
-    if (value) t.value = value;
+    if (values) t.values = std::move(*values);
   }
   static bool finished(TrialState state) {
     return state == TrialState::Complete || state == TrialState::Pruned || state == TrialState::Fail;
@@ -143,7 +143,9 @@ struct JournalStorage::State {
         StudyRecord study;
         study.study_id = static_cast<int>(studies.size());
         study.name = name;
-        study.direction = static_cast<StudyDirection>(log.at("directions").at(0).get<int>());
+        study.directions.clear();
+        for (const json& direction : log.at("directions"))
+          study.directions.push_back(static_cast<StudyDirection>(direction.get<int>()));
         studies.push_back(std::move(study));
         study_deleted.push_back(false);
         study_trials.emplace_back();
@@ -175,9 +177,9 @@ struct JournalStorage::State {
           for (const auto& item : log["params"].items()) t.params[item.key()] = item.value().get<double>();
         if (log.contains("user_attrs")) t.user_attrs = log["user_attrs"];
         if (log.contains("system_attrs")) t.system_attrs = log["system_attrs"];
-        if (log.contains("value") && !log["value"].is_null()) t.value = log["value"].get<double>();
+        if (log.contains("value") && !log["value"].is_null()) t.values = {log["value"].get<double>()};
         if (log.contains("values") && log["values"].is_array() && !log["values"].empty())
-          t.value = log["values"][0].get<double>();
+          t.values = log["values"].get<std::vector<double>>();
         if (log.contains("intermediate_values"))
           for (const auto& item : log["intermediate_values"].items())
             t.intermediate_values[std::stoi(item.key())] = item.value().get<double>();
@@ -202,14 +204,14 @@ struct JournalStorage::State {
         auto state = trial_state_from_code(log.at("state").get<long long>());
         if (state == TrialState::Running && trial(id).state == TrialState::Running) return;
         std::optional<std::string> start, complete;
-        std::optional<double> value;
+        std::optional<std::vector<double>> values;
         if (state == TrialState::Running && log.contains("datetime_start"))
           start = log["datetime_start"].get<std::string>();
         if (finished(state) && log.contains("datetime_complete"))
           complete = log["datetime_complete"].get<std::string>();
         if (log.contains("values") && log["values"].is_array() && !log["values"].empty())
-          value = log["values"][0].get<double>();
-        set_state_values(id, state, std::move(start), std::move(complete), value);
+          values = log["values"].get<std::vector<double>>();
+        set_state_values(id, state, std::move(start), std::move(complete), std::move(values));
         return;
       }
       case kSetTrialIntermediateValue: {
@@ -302,20 +304,21 @@ struct JournalStorage::State {
       case kSetTrialStateValues: {
         int state = 0;
         std::optional<std::string> start, complete;
-        std::optional<double> value;
+        std::optional<std::vector<double>> values_read;
         if (!integer("trial_id", id) || !integer("state", state) || !optional_string("datetime_start", start, false) ||
             !optional_string("datetime_complete", complete, false))
           return false;
         if (const auto* values = log.find("values"); values && values->kind != Kind::Null) {
-          if (values->kind != Kind::NumberArray) return false;
-          if (values->array_size > 0) value = values->number;
+          // Several values (a multi-objective study) take the full reader.
+          if (values->kind != Kind::NumberArray || values->array_size > 1) return false;
+          if (values->array_size == 1) values_read = std::vector<double>{values->number};
         }
         if (!trial_updatable(id)) return true;
         const auto s = trial_state_from_code(state);
         if (s == TrialState::Running && trial(id).state == TrialState::Running) return true;
         if (s != TrialState::Running) start.reset();
         if (!finished(s)) complete.reset();
-        set_state_values(id, s, std::move(start), std::move(complete), value);
+        set_state_values(id, s, std::move(start), std::move(complete), std::move(values_read));
         return true;
       }
       case kSetTrialIntermediateValue: {
@@ -409,18 +412,19 @@ bool JournalStorage::append_locked(Records records) {
 
 json JournalStorage::base_log(int op) const { return json{{"op_code", op}, {"worker_id", worker_id_}}; }
 
-int JournalStorage::get_or_create_study(const std::string& name, StudyDirection direction) {
+int JournalStorage::get_or_create_study(const std::string& name, const Directions& directions) {
   json log = base_log(kCreateStudy);
   log["study_name"] = name;
-  log["directions"] = {static_cast<int>(direction)};
+  log["directions"] = json::array();
+  for (StudyDirection direction : directions) log["directions"].push_back(static_cast<int>(direction));
   append_locked([&] { return find_study(name) ? std::vector<json>{} : std::vector<json>{log}; });
   const int id = *find_study(name);
-  const StudyDirection recorded = state_->studies[id].direction;
-  if (recorded != direction)
+  const Directions& recorded = state_->studies[id].directions;
+  if (recorded != directions)
     throw UserError::at(path().string(), "direction",
                         "study '" + name + "' was created to " + to_string(recorded) + ", the study file says " +
-                            to_string(direction),
-                        "use the journal's direction or a new storage file");
+                            to_string(directions),
+                        "use the journal's directions or a new storage file");
   return id;
 }
 
@@ -456,7 +460,9 @@ namespace {
 json create_trial_log(json log, const FrozenTrial& templ) {
   log["state"] = static_cast<int>(templ.state);
   if (templ.state == TrialState::Waiting) log["datetime_start"] = nullptr;
-  if (templ.value) log["value"] = *templ.value;
+  // As Optuna's create_new_trial: "value" for one objective, "values" for several.
+  if (templ.values.size() == 1) log["value"] = templ.values.front();
+  if (templ.values.size() > 1) log["values"] = templ.values;
   json params = json::object(), distributions = json::object(), intermediate = json::object();
   for (const auto& [name, v] : templ.params) params[name] = v;
   for (const auto& [name, d] : templ.distributions) distributions[name] = distribution_to_optuna_json(d);
@@ -540,11 +546,11 @@ void JournalStorage::set_trial_params(int trial_id, const Params& params,
   append_locked([&] { return state_->trial_updatable(trial_id) ? logs : std::vector<json>{}; });
 }
 
-bool JournalStorage::set_trial_state_values(int trial_id, TrialState state, std::optional<double> value) {
+bool JournalStorage::set_trial_state_values(int trial_id, TrialState state, const std::vector<double>& values) {
   json log = base_log(kSetTrialStateValues);
   log["trial_id"] = trial_id;
   log["state"] = static_cast<int>(state);
-  log["values"] = value ? json::array({*value}) : json(nullptr);
+  log["values"] = values.empty() ? json(nullptr) : json(values);
   if (state == TrialState::Running) log["datetime_start"] = isoformat_now();
   if (state == TrialState::Complete || state == TrialState::Pruned || state == TrialState::Fail)
     log["datetime_complete"] = isoformat_now();

@@ -55,7 +55,7 @@ class JournalStorage final : public Storage {
   std::string location() const override { return path().string(); }
   void sync() override;
 
-  int get_or_create_study(const std::string& name, StudyDirection direction) override;
+  int get_or_create_study(const std::string& name, const Directions& directions) override;
   std::optional<int> find_study(const std::string& name) const override;
   std::vector<StudyRecord> studies() const override;
   void set_study_user_attr(int study_id, const std::string& key, const nlohmann::json& value);
@@ -67,7 +67,7 @@ class JournalStorage final : public Storage {
                                          const nlohmann::json& system_attrs) override;
   void set_trial_params(int trial_id, const Params& params,
                         const std::map<std::string, Distribution>& distributions) override;
-  bool set_trial_state_values(int trial_id, TrialState state, std::optional<double> value = {}) override;
+  bool set_trial_state_values(int trial_id, TrialState state, const std::vector<double>& values = {}) override;
   void set_trial_intermediate_value(int trial_id, int step, double value) override;
   void set_trial_user_attr(int trial_id, const std::string& key, const nlohmann::json& value) override;
   void set_trial_system_attr(int trial_id, const std::string& key, const nlohmann::json& value) override;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -66,8 +67,8 @@ constexpr const char* kSelectTrials = R"SQL(
 SELECT t.trial_id, t.number, t.state,
        to_char(t.datetime_start, 'YYYY-MM-DD"T"HH24:MI:SS.US'),
        to_char(t.datetime_complete, 'YYYY-MM-DD"T"HH24:MI:SS.US'),
-       (SELECT json_build_array(v.value::text, v.value_type) FROM trial_values v
-         WHERE v.trial_id = t.trial_id AND v.objective = 0),
+       (SELECT json_agg(json_build_array(v.value::text, v.value_type) ORDER BY v.objective) FROM trial_values v
+         WHERE v.trial_id = t.trial_id),
        (SELECT json_agg(json_build_array(p.param_name, p.param_value::text, p.distribution_json))
           FROM trial_params p WHERE p.trial_id = t.trial_id),
        (SELECT json_agg(json_build_array(i.step, i.intermediate_value::text, i.intermediate_value_type))
@@ -97,10 +98,9 @@ FrozenTrial trial_from_row(const PostgresResult& rows, int row) {
   t.state = state_from_optuna(rows.text(row, 2));
   if (!rows.is_null(row, 3)) t.datetime_start = rows.text(row, 3);
   if (!rows.is_null(row, 4)) t.datetime_complete = rows.text(row, 4);
-  if (!rows.is_null(row, 5)) {
-    const auto value = nlohmann::json::parse(rows.text(row, 5));
-    t.value = value_from_stored(value[0], value[1].get<std::string>());
-  }
+  if (!rows.is_null(row, 5))
+    for (const auto& value : nlohmann::json::parse(rows.text(row, 5)))
+      t.values.push_back(value_from_stored(value[0], value[1].get<std::string>()));
   if (!rows.is_null(row, 6))
     for (const auto& p : nlohmann::json::parse(rows.text(row, 6))) {
       const std::string name = p[0].get<std::string>();
@@ -130,30 +130,35 @@ class PostgresStorage final : public Storage {
     for (auto& [study_id, cache] : caches_) refresh(study_id);
   }
 
-  int get_or_create_study(const std::string& name, StudyDirection direction) override {
+  int get_or_create_study(const std::string& name, const Directions& directions) override {
     writable();
+    // The directions as one text, "MINIMIZE,MAXIMIZE", in objective order.
+    std::string wanted;
+    for (StudyDirection direction : directions) wanted += (wanted.empty() ? "" : ",") + std::string(optuna_direction(direction));
     const int study_id = connection_.transaction([&](bool) {
       const char* find =
-          "SELECT s.study_id, d.direction FROM studies s LEFT JOIN study_directions d "
-          "ON d.study_id = s.study_id AND d.objective = 0 WHERE s.study_name = $1";
+          "SELECT s.study_id, (SELECT string_agg(d.direction::text, ',' ORDER BY d.objective) "
+          "FROM study_directions d WHERE d.study_id = s.study_id) FROM studies s WHERE s.study_name = $1";
       PostgresResult found = connection_.exec(find, {name});
       if (found.rows() == 0) {
         const PostgresResult created = connection_.exec(
             "INSERT INTO studies (study_name) VALUES ($1) ON CONFLICT (study_name) DO NOTHING RETURNING study_id",
             {name});
         if (created.rows() == 1) {
-          connection_.exec("INSERT INTO study_directions (direction, study_id, objective) VALUES ($1, $2, 0)",
-                           {std::string(optuna_direction(direction)), created.text(0, 0)});
+          for (std::size_t objective = 0; objective < directions.size(); ++objective)
+            connection_.exec("INSERT INTO study_directions (direction, study_id, objective) VALUES ($1, $2, $3)",
+                             {std::string(optuna_direction(directions[objective])), created.text(0, 0),
+                              std::to_string(objective)});
           return static_cast<int>(created.integer(0, 0));
         }
         found = connection_.exec(find, {name});  // another worker created it first
       }
-      if (found.is_null(0, 1) || found.text(0, 1) != optuna_direction(direction))
+      if (found.is_null(0, 1) || found.text(0, 1) != wanted)
         throw UserError::at(location(), "direction",
                             "study '" + name + "' exists in this database to " +
                                 (found.is_null(0, 1) ? std::string("no direction") : found.text(0, 1)) +
-                                ", the study file says " + to_string(direction),
-                            "use the study's direction, or another study name");
+                                ", the study file says " + to_string(directions),
+                            "use the study's directions, or another study name");
       return static_cast<int>(found.integer(0, 0));
     });
     load_studies();
@@ -185,7 +190,7 @@ class PostgresStorage final : public Storage {
       const FrozenTrial& from = template_trial ? *template_trial : blank;
       // As Optuna: RUNNING while its fields are written, then the template's state.
       const int trial_id = insert_trial(study_id, template_trial);
-      if (from.value) write_value(trial_id, *from.value);
+      write_values(trial_id, from.values);
       write_params(trial_id, from.params, from.distributions);
       for (const auto& [key, value] : from.user_attrs.items()) write_attr("trial_user_attributes", trial_id, key, value);
       write_system_attrs(trial_id, from.system_attrs);
@@ -249,7 +254,7 @@ class PostgresStorage final : public Storage {
     }
   }
 
-  bool set_trial_state_values(int trial_id, TrialState state, std::optional<double> value) override {
+  bool set_trial_state_values(int trial_id, TrialState state, const std::vector<double>& values) override {
     writable();
     const bool changed = connection_.transaction([&](bool) {
       const PostgresResult current =
@@ -259,7 +264,7 @@ class PostgresStorage final : public Storage {
       const bool finished = now == TrialState::Complete || now == TrialState::Pruned || now == TrialState::Fail;
       if (finished) return false;
       if (state == TrialState::Running && now != TrialState::Waiting) return false;
-      if (value) write_value(trial_id, *value);
+      write_values(trial_id, values);
       std::string set = "UPDATE trials SET state = $2";
       if (state == TrialState::Running) set += std::string(", datetime_start = ") + kNowUtc;
       if (state != TrialState::Running && state != TrialState::Waiting)
@@ -334,7 +339,8 @@ class PostgresStorage final : public Storage {
   void load_studies() {
     const PostgresResult rows = connection_.exec(
         "SELECT s.study_id, s.study_name, "
-        "(SELECT d.direction FROM study_directions d WHERE d.study_id = s.study_id AND d.objective = 0), "
+        "(SELECT string_agg(d.direction::text, ',' ORDER BY d.objective) FROM study_directions d "
+        "WHERE d.study_id = s.study_id), "
         "(SELECT json_object_agg(a.key, a.value_json) FROM study_user_attributes a WHERE a.study_id = s.study_id), "
         "(SELECT json_object_agg(a.key, a.value_json) FROM study_system_attributes a WHERE a.study_id = s.study_id) "
         "FROM studies s ORDER BY s.study_id");
@@ -343,8 +349,10 @@ class PostgresStorage final : public Storage {
       StudyRecord s;
       s.study_id = static_cast<int>(rows.integer(row, 0));
       s.name = rows.text(row, 1);
-      s.direction = !rows.is_null(row, 2) && rows.text(row, 2) == "MAXIMIZE" ? StudyDirection::Maximize
-                                                                               : StudyDirection::Minimize;
+      s.directions.clear();
+      std::stringstream listed(rows.is_null(row, 2) ? std::string("MINIMIZE") : rows.text(row, 2));
+      for (std::string direction; std::getline(listed, direction, ',');)
+        s.directions.push_back(direction == "MAXIMIZE" ? StudyDirection::Maximize : StudyDirection::Minimize);
       s.user_attrs = attributes_from(rows, row, 3);
       s.system_attrs = attributes_from(rows, row, 4);
       studies_.push_back(std::move(s));
@@ -424,12 +432,15 @@ class PostgresStorage final : public Storage {
     return static_cast<int>(connection_.exec(sql, params).integer(0, 0));
   }
 
-  void write_value(int trial_id, double value) {
-    const auto [stored, type] = stored_value(value, false);
-    connection_.exec(
-        "INSERT INTO trial_values (trial_id, objective, value, value_type) VALUES ($1, 0, $2, $3) "
-        "ON CONFLICT (trial_id, objective) DO UPDATE SET value = EXCLUDED.value, value_type = EXCLUDED.value_type",
-        {std::to_string(trial_id), stored, std::string(type)});
+  // One row per objective, as Optuna's set_trial_state_values.
+  void write_values(int trial_id, const std::vector<double>& values) {
+    for (std::size_t objective = 0; objective < values.size(); ++objective) {
+      const auto [stored, type] = stored_value(values[objective], false);
+      connection_.exec(
+          "INSERT INTO trial_values (trial_id, objective, value, value_type) VALUES ($1, $2, $3, $4) "
+          "ON CONFLICT (trial_id, objective) DO UPDATE SET value = EXCLUDED.value, value_type = EXCLUDED.value_type",
+          {std::to_string(trial_id), std::to_string(objective), stored, std::string(type)});
+    }
   }
 
   // Every param in one statement: one round trip to the server however many params.

@@ -40,7 +40,7 @@ inline constexpr const char* kHeartbeatAttr = "bfhpo:heartbeat";
 struct StudyRecord {
   int study_id = 0;
   std::string name;
-  StudyDirection direction = StudyDirection::Minimize;
+  Directions directions = {StudyDirection::Minimize};  // one per objective
   nlohmann::json user_attrs = nlohmann::json::object();
   nlohmann::json system_attrs = nlohmann::json::object();
 };
@@ -60,8 +60,8 @@ class Storage {
 
   // --- studies ---
   // The id of the study of that name, creating it if absent. UserError when
-  // it exists with another direction.
-  virtual int get_or_create_study(const std::string& name, StudyDirection direction) = 0;
+  // it exists with other directions.
+  virtual int get_or_create_study(const std::string& name, const Directions& directions) = 0;
   virtual std::optional<int> find_study(const std::string& name) const = 0;
   virtual std::vector<StudyRecord> studies() const = 0;
   // Sets a study system attribute (Optuna's set_study_system_attr), e.g. the metric names.
@@ -90,7 +90,7 @@ class Storage {
                                 const std::map<std::string, Distribution>& distributions) = 0;
   // False (and nothing written) when the change lost a race: RUNNING on a
   // trial that is no longer WAITING, or any change of a finished trial.
-  virtual bool set_trial_state_values(int trial_id, TrialState state, std::optional<double> value = {}) = 0;
+  virtual bool set_trial_state_values(int trial_id, TrialState state, const std::vector<double>& values = {}) = 0;
   virtual void set_trial_intermediate_value(int trial_id, int step, double value) = 0;
   virtual void set_trial_user_attr(int trial_id, const std::string& key, const nlohmann::json& value) = 0;
   virtual void set_trial_system_attr(int trial_id, const std::string& key, const nlohmann::json& value) = 0;

@@ -1,6 +1,9 @@
 #include "hpo/tpe/tpe_sampler.hpp"
 
 #include "hpo/latin_hypercube.hpp"
+#include "hpo/pareto_front.hpp"
+#include "hpo/study_objectives.hpp"
+#include "hpo/tpe/multi_objective_split.hpp"
 
 #include <algorithm>
 #include <array>
@@ -52,10 +55,21 @@ std::vector<Group> decompose(const SearchSpace& space, bool group) {
   return groups;
 }
 
+// The classes of the ranking, best first.
+enum RankClass { kComplete = 0, kPruned = 1, kInfeasible = 2, kRunning = 3 };
+
 struct Ranked {
   const FrozenTrial* trial;
-  std::tuple<int, double, double> key;  // smaller is better
+  std::tuple<int, double, double> key;  // (RankClass, ...), smaller is better
 };
+
+// Optuna's score of an infeasible trial: the sum of its positive constraint values (0: feasible).
+double total_violation(const FrozenTrial& trial) {
+  double sum = 0.0;
+  for (double v : constraint_values(trial))
+    if (v > 0.0) sum += v;
+  return sum;
+}
 
 // std::string::compare (bytes as unsigned char, then length), inline: a
 // parameter's name is short, and a call into memcmp per name and trial costs
@@ -122,12 +136,15 @@ TpeOptions optuna31_tpe_options() {
   o.liar_weights = LiarWeights::Optuna;
   o.discrete_widths = false;
   o.mixed_space_prior = false;
+  o.gamma_share_multi_objective = 0.1;
   return o;
 }
 
 double tpe_liar_weight(int n_running) { return 1.0 / (1.0 + n_running); }
 
 int tpe_gamma(int n, double share) { return std::min(static_cast<int>(std::ceil(share * n)), 25); }
+
+int tpe_gamma_multi_objective(int n, double share) { return static_cast<int>(std::ceil(share * n)); }
 
 int tpe_startup_count(const TpeOptions& options) {
   if (!options.budget_aware || options.n_trials <= 0) return options.n_startup_trials;
@@ -169,10 +186,11 @@ Eigen::ArrayXd tpe_improvement_weights(const Eigen::ArrayXd& values, double thre
 
 Proposal TpeSampler::sample(const SampleRequest& request) {
   std::mt19937_64 rng(request.rng_seed());
+  const bool multi_objective = request.directions.size() > 1;
   int finished = 0;
   for (const auto& t : request.trials)
     finished += t.state == TrialState::Complete || t.state == TrialState::Pruned;
-  const int n_startup = tpe_startup_count(options_);
+  const int n_startup = multi_objective ? options_.n_startup_trials : tpe_startup_count(options_);
   if (finished < n_startup) {
     Proposal p;
     if (options_.startup == StartupDesign::LatinHypercube) {
@@ -186,21 +204,34 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
     return p;
   }
 
-  const double sign = request.direction == StudyDirection::Maximize ? -1.0 : 1.0;
+  // With several objectives each parameter is sampled on its own.
+  const bool independent = multi_objective;
+  // A pruned trial's intermediate values follow the first objective.
+  const double sign = request.directions.front() == StudyDirection::Maximize ? -1.0 : 1.0;
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<Ranked> ranked;
+  std::vector<std::vector<double>> losses;  // per row of `ranked`; with several objectives, a COMPLETE trial's
   for (const auto& t : request.trials) {
-    if (t.state == TrialState::Complete && t.value && !std::isnan(*t.value)) {
-      ranked.push_back({&t, {0, sign * *t.value, 0.0}});
+    const bool finished = t.state == TrialState::Complete || t.state == TrialState::Pruned;
+    if (const double violation = finished ? total_violation(t) : 0.0; violation > 0.0) {
+      ranked.push_back({&t, {kInfeasible, violation, 0.0}});
+    } else if (t.state == TrialState::Complete && multi_objective) {
+      std::vector<double> loss = loss_values(t, request.directions);
+      if (loss.empty() || std::any_of(loss.begin(), loss.end(), [](double v) { return std::isnan(v); })) continue;
+      ranked.push_back({&t, {kComplete, 0.0, 0.0}});
+      losses.resize(ranked.size());
+      losses.back() = std::move(loss);
+    } else if (t.state == TrialState::Complete && t.value() && !std::isnan(*t.value())) {
+      ranked.push_back({&t, {kComplete, sign * *t.value(), 0.0}});
     } else if (t.state == TrialState::Pruned) {
-      if (t.intermediate_values.empty()) ranked.push_back({&t, {1, inf, 0.0}});
+      if (t.intermediate_values.empty()) ranked.push_back({&t, {kPruned, inf, 0.0}});
       else {
         auto last = t.intermediate_values.rbegin();
         double v = std::isnan(last->second) ? inf : sign * last->second;
-        ranked.push_back({&t, {1, -static_cast<double>(last->first), v}});
+        ranked.push_back({&t, {kPruned, -static_cast<double>(last->first), v}});
       }
     } else if (t.state == TrialState::Running && options_.constant_liar && !t.params.empty()) {
-      ranked.push_back({&t, {2, 0.0, 0.0}});
+      ranked.push_back({&t, {kRunning, 0.0, 0.0}});
     }
   }
 
@@ -208,15 +239,15 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
   std::vector<Params> candidates(n_candidates);
   Eigen::ArrayXd scores = Eigen::ArrayXd::Zero(n_candidates);
   std::vector<std::vector<double>> group_scores;  // per group, per candidate
-  std::vector<Group> groups = decompose(request.space, options_.group);
+  std::vector<Group> groups = decompose(request.space, options_.group && !independent);
   tpe::ParzenOptions parzen;
-  parzen.multivariate = options_.multivariate;
+  parzen.multivariate = options_.multivariate && !independent;
   parzen.consider_magic_clip = options_.consider_magic_clip;
   parzen.consider_endpoints = options_.consider_endpoints;
   parzen.prior_weight = options_.prior_weight;
   parzen.bandwidth_from_spread = options_.bandwidth_from_spread;
   parzen.optuna31_kernel_scale = options_.optuna31_kernel_scale;
-  const bool bfhpo_widths = options_.multivariate && options_.bandwidth_from_spread;
+  const bool bfhpo_widths = parzen.multivariate && options_.bandwidth_from_spread;
   const bool discrete_widths = bfhpo_widths && options_.discrete_widths;
   if (discrete_widths) parzen.min_bandwidth_steps = kMinBandwidthSteps;
   const bool mixed_space = std::any_of(request.space.params().begin(), request.space.params().end(), [](const ParamSpec& p) {
@@ -246,6 +277,26 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
   if (!std::is_sorted(by_number.begin(), by_number.end(), number_less))
     std::sort(by_number.begin(), by_number.end(), number_less);
 
+  // With several objectives: of the COMPLETE rows that lead `observed`,
+  // those multi_objective_below picks move to its front, the others keep their order.
+  const auto order_multi_objective = [&](std::vector<Eigen::Index>& observed, int n_below) {
+    const auto first_other = std::find_if(observed.begin(), observed.end(), [&](Eigen::Index row) {
+      return std::get<0>(ranked[row].key) != kComplete;
+    });
+    const auto n_complete = static_cast<std::size_t>(first_other - observed.begin());
+    const int k = std::min(n_below, static_cast<int>(n_complete));
+    if (k == 0 || k == static_cast<int>(n_complete)) return;
+    tpe::LossPoints points;
+    for (auto it = observed.begin(); it != first_other; ++it) points.push_back(losses[static_cast<std::size_t>(*it)]);
+    std::vector<bool> picked(n_complete, false);
+    for (int i : tpe::multi_objective_below(points, k)) picked[static_cast<std::size_t>(i)] = true;
+    std::vector<Eigen::Index> complete_rows(observed.begin(), first_other);
+    auto out = observed.begin();
+    for (bool below : {true, false})
+      for (std::size_t i = 0; i < n_complete; ++i)
+        if (picked[i] == below) *out++ = complete_rows[i];
+  };
+
   for (const Group& group : groups) {
     std::vector<Eigen::Index> columns;
     for (const ParamSpec* p : group)
@@ -258,10 +309,14 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
     const int n_not_running = static_cast<int>(std::count_if(observed.begin(), observed.end(), [&](Eigen::Index row) {
       return ranked[row].trial->state != TrialState::Running;
     }));
-    const int n_below = std::min(tpe_gamma(n_not_running, options_.gamma_share), n);  // liars never shrink or join "below"
-    const auto complete = [&](Eigen::Index row) { return ranked[row].trial->state == TrialState::Complete; };
+    const int n_below = std::min(multi_objective ? tpe_gamma_multi_objective(n_not_running, options_.gamma_share_multi_objective)
+                                                 : tpe_gamma(n_not_running, options_.gamma_share),
+                                 n);  // liars never shrink or join "below"
+    const auto complete = [&](Eigen::Index row) { return std::get<0>(ranked[row].key) == kComplete; };
+    if (multi_objective) order_multi_objective(observed, n_below);
     const bool weigh_improvement = options_.below_weights == BelowWeights::Improvement && n_below < n &&
-                                   std::all_of(observed.begin(), observed.begin() + n_below + 1, complete);
+                                   std::all_of(observed.begin(), observed.begin() + n_below + (multi_objective ? 0 : 1),
+                                               complete);
     auto fit = [&](int from, int to, const tpe::ParzenOptions& options) {
       std::vector<bool> in_part(ranked.size(), false);
       for (int i = from; i < to; ++i) in_part[observed[i]] = true;
@@ -276,10 +331,17 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
       }
       std::vector<Distribution> dims;
       for (const ParamSpec* p : group) dims.push_back(p->distribution);
-      Eigen::ArrayXd weights =
-          from == 0 && weigh_improvement
-              ? tpe_improvement_weights(values, std::get<1>(ranked[observed[n_below]].key))
-              : tpe_default_weights(static_cast<int>(part.size()));
+      Eigen::ArrayXd weights;
+      if (from == 0 && multi_objective) {
+        tpe::LossPoints below_losses;
+        for (Eigen::Index row : part) below_losses.push_back(losses[row]);
+        weights = weigh_improvement ? tpe::hypervolume_contribution_weights(below_losses)
+                                    : Eigen::ArrayXd::Ones(static_cast<Eigen::Index>(part.size()));
+      } else {
+        weights = from == 0 && weigh_improvement
+                      ? tpe_improvement_weights(values, std::get<1>(ranked[observed[n_below]].key))
+                      : tpe_default_weights(static_cast<int>(part.size()));
+      }
       if (options_.liar_weights == LiarWeights::Batch)
         for (std::size_t i = 0; i < part.size(); ++i)
           if (ranked[part[i]].trial->state == TrialState::Running) weights[i] *= tpe_liar_weight(n - n_not_running);
@@ -306,7 +368,7 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
   const auto& specs = request.space.params();
   std::vector<int> best_draw_of(specs.size(), -1);  // per parameter; -1: in an unconditional group
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    if (!groups[g].front()->condition) {
+    if (!groups[g].front()->condition && !independent) {
       for (int c = 0; c < n_candidates; ++c) scores[c] += group_scores[g][c];
       continue;
     }

@@ -4,7 +4,22 @@
 // drawn from l(x) are scored by log l(x) - log g(x) and the best feasible one
 // wins. Ranking: COMPLETE by value, then PRUNED by (later step first, then
 // last intermediate value), then RUNNING trials of other workers as the worst
-// (constant liar); FAIL and WAITING trials are ignored. With `group`, the
+// (constant liar); FAIL and WAITING trials are ignored. A trial with
+// constraints (Optuna's "constraints" system attribute, hpo/study_objectives.hpp)
+// any of which is > 0 ranks after the pruned ones, by its total violation,
+// as in Optuna 5, so the good trials are the feasible ones while there are
+// enough. With several objectives (request.directions), as Optuna 5's
+// TPESampler() there: each parameter is sampled on its own (its own
+// candidates, its own univariate estimators; `multivariate` and `group` do
+// not apply), the COMPLETE feasible trials are ranked by non-domination rank
+// and greedy hypervolume subset selection (tpe/multi_objective_split.hpp),
+// and the below group is the best ceil(gamma_share_multi_objective * n),
+// with no cap. bfhpo's defaults there differ in three measured ways
+// (bench/README.md, multi-objective): the share is 0.2 (Optuna: 0.1); the
+// below trials weigh their hypervolume contribution among the below trials
+// (BelowWeights::Improvement; Optuna 5: equal weights); and the startup
+// trials are not cut for a small budget (a 50-trial study of DTLZ2 lost
+// with 5). With `group`, the
 // space is decomposed into groups of parameters that exist together (same
 // `when` condition), each with its own multivariate estimator; the
 // candidates compete on the unconditional group's score, and a conditional
@@ -15,7 +30,8 @@
 // bfhpo's defaults differ from Optuna in nine measured ways (numbers in
 // README.md, Benchmarks), each switchable back, all at once with
 // {"preset": "optuna"} (`optuna31_tpe_options()`), which is Optuna 3.1's
-// algorithm exactly:
+// algorithm exactly, and with several objectives Optuna 5's TPESampler()
+// with Optuna 3.1's kernels. With one objective:
 // - the startup trials form a Latin hypercube (Optuna: independent uniform
 //   draws);
 // - the sampler plans for the study's budget (`budget_aware`, n_trials): a
@@ -95,9 +111,12 @@ struct TpeOptions {
   bool optuna31_kernel_scale = false;  // see tpe::ParzenOptions
   bool discrete_widths = true;         // see above; read only with bandwidth_from_spread and multivariate
   bool mixed_space_prior = true;       // see above
+  // With several objectives, the below group: the best ceil(share * n) finished trials.
+  double gamma_share_multi_objective = 0.2;
 };
 
-// Optuna 3.1's TPESampler(multivariate=True, group=True, constant_liar=True).
+// Optuna 3.1's TPESampler(multivariate=True, group=True, constant_liar=True);
+// with several objectives, Optuna 5's TPESampler().
 TpeOptions optuna31_tpe_options();
 
 // bfhpo's weight of each RUNNING trial in the above estimator, where a
@@ -107,6 +126,8 @@ double tpe_liar_weight(int n_running);
 
 // Optuna's default gamma (share 0.1; bfhpo's default share is 0.15) and weights.
 int tpe_gamma(int n, double share = 0.1);
+// With several objectives: ceil(share * n), no cap (Optuna 5's share is 0.1).
+int tpe_gamma_multi_objective(int n, double share);
 Eigen::ArrayXd tpe_default_weights(int n);
 // bfhpo's below weights: threshold - value per trial (values signed so that
 // smaller is better), floored at 1e-12 of the largest and scaled to mean 1;

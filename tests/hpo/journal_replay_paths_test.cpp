@@ -34,7 +34,7 @@ void check_same_state(const JournalStorage& fast, const JournalStorage& full) {
   REQUIRE(fast_studies.size() == full_studies.size());
   for (std::size_t s = 0; s < fast_studies.size(); ++s) {
     CHECK(fast_studies[s].name == full_studies[s].name);
-    CHECK(fast_studies[s].direction == full_studies[s].direction);
+    CHECK(fast_studies[s].directions == full_studies[s].directions);
     CHECK(dump_python_json(fast_studies[s].user_attrs) == dump_python_json(full_studies[s].user_attrs));
     CHECK(dump_python_json(fast_studies[s].system_attrs) == dump_python_json(full_studies[s].system_attrs));
     const auto a = fast.trials(fast_studies[s].study_id), b = full.trials(full_studies[s].study_id);
@@ -44,8 +44,8 @@ void check_same_state(const JournalStorage& fast, const JournalStorage& full) {
       CHECK(a[i].number == b[i].number);
       CHECK(a[i].trial_id == b[i].trial_id);
       CHECK(a[i].state == b[i].state);
-      REQUIRE(a[i].value.has_value() == b[i].value.has_value());
-      if (a[i].value) CHECK(same_bits(*a[i].value, *b[i].value));
+      REQUIRE(a[i].value().has_value() == b[i].value().has_value());
+      if (a[i].value()) CHECK(same_bits(*a[i].value(), *b[i].value()));
       REQUIRE(a[i].params.size() == b[i].params.size());
       for (auto x = a[i].params.begin(), y = b[i].params.begin(); x != a[i].params.end(); ++x, ++y) {
         CHECK(x->first == y->first);

@@ -68,17 +68,17 @@ TEST_CASE("a complete last record without its newline is read, and the next writ
   JournalStorage journal(scratch.journal());
   REQUIRE(journal.trials_of(0).size() == 1);
   CHECK(journal.trial(0).state == TrialState::Complete);
-  CHECK(journal.trial(0).value == 0.5);
+  CHECK(journal.trial(0).value() == 0.5);
   const int next = journal.create_trial(0);
   CHECK(next == 1);
   const std::string text = scratch.text();
   CHECK(text.compare(0, lines.size() + 1, lines + "\n") == 0);  // kept whole, then the newline
   JournalStorage reader(scratch.journal());
   REQUIRE(reader.trials_of(0).size() == 2);
-  CHECK(reader.trial(0).value == 0.5);
+  CHECK(reader.trial(0).value() == 0.5);
   // The object that wrote goes on reading from its own offset.
-  journal.set_trial_state_values(next, TrialState::Complete, 2.0);
-  CHECK(JournalStorage(scratch.journal()).trial(1).value == 2.0);
+  journal.set_trial_state_values(next, TrialState::Complete, {2.0});
+  CHECK(JournalStorage(scratch.journal()).trial(1).value() == 2.0);
 }
 
 TEST_CASE("op code 10 (DISCARD_TRIALS) is skipped as Optuna skips it; other unknown op codes stay errors") {
@@ -96,7 +96,7 @@ TEST_CASE("a writer waits while Optuna holds its symlink or open lock, then writ
   for (const bool symlink_lock : {true, false}) {
     ScratchDir scratch(symlink_lock ? "optuna_symlink" : "optuna_open");
     JournalStorage journal(scratch.journal());
-    journal.get_or_create_study("s", StudyDirection::Minimize);
+    journal.get_or_create_study("s", {StudyDirection::Minimize});
     const fs::path lock = scratch.journal().string() + ".lock";
     if (symlink_lock) fs::create_symlink(scratch.journal(), lock);  // JournalFileSymlinkLock
     else std::ofstream(lock).flush();                                // JournalFileOpenLock
@@ -180,22 +180,22 @@ TEST_CASE("a lock left by a dead bfhpo process on this host (or a reused pid) is
 TEST_CASE("a journal renamed, deleted or replaced under a writer: the write is refused, the moved file untouched") {
   ScratchDir scratch("moved");
   JournalStorage journal(scratch.journal());
-  journal.get_or_create_study("s", StudyDirection::Minimize);
+  journal.get_or_create_study("s", {StudyDirection::Minimize});
   const int trial = journal.create_trial(0);
   const fs::path moved = scratch.dir / "moved.journal";
   fs::rename(scratch.journal(), moved);
   const auto size = fs::file_size(moved);
-  CHECK_THROWS_WITH(journal.set_trial_state_values(trial, TrialState::Complete, 1.0),
+  CHECK_THROWS_WITH(journal.set_trial_state_values(trial, TrialState::Complete, {1.0}),
                     Catch::Contains("renamed, deleted or replaced"));
   CHECK(fs::file_size(moved) == size);
   CHECK_FALSE(fs::exists(scratch.journal()));
   std::ofstream(scratch.journal()).flush();  // a new journal at the old path
-  CHECK_THROWS_AS(journal.set_trial_state_values(trial, TrialState::Complete, 1.0), bfhpo::UserError);
+  CHECK_THROWS_AS(journal.set_trial_state_values(trial, TrialState::Complete, {1.0}), bfhpo::UserError);
   CHECK(fs::file_size(scratch.journal()) == 0);
   CHECK(fs::file_size(moved) == size);
   fs::remove(scratch.journal());
   fs::rename(moved, scratch.journal());  // put back: writing works again
-  CHECK(journal.set_trial_state_values(trial, TrialState::Complete, 1.0));
+  CHECK(journal.set_trial_state_values(trial, TrialState::Complete, {1.0}));
 }
 
 TEST_CASE("a claimed WAITING trial's attributes are written one key a record, as Optuna's reader asserts") {

@@ -41,8 +41,8 @@ void check_same(const std::vector<FrozenTrial>& a, const std::vector<FrozenTrial
     CHECK(a[i].intermediate_values.size() == b[i].intermediate_values.size());
     CHECK(a[i].user_attrs == b[i].user_attrs);
     CHECK(a[i].system_attrs == b[i].system_attrs);
-    CHECK((a[i].value.has_value() == b[i].value.has_value()));
-    if (a[i].value && b[i].value && !std::isnan(*a[i].value)) CHECK(*a[i].value == *b[i].value);
+    CHECK((a[i].value().has_value() == b[i].value().has_value()));
+    if (a[i].value() && b[i].value() && !std::isnan(*a[i].value())) CHECK(*a[i].value() == *b[i].value());
   }
 }
 
@@ -52,7 +52,7 @@ TEST_CASE("replaying a journal gives the writer's in-memory state, for random se
   for (unsigned seed = 0; seed < 5; ++seed) {
     ScratchJournal scratch("replay" + std::to_string(seed));
     JournalStorage writer(scratch.path);
-    int study = writer.get_or_create_study("s", StudyDirection::Minimize);
+    int study = writer.get_or_create_study("s", {StudyDirection::Minimize});
     std::mt19937 rng(seed);
     std::vector<int> open;
     for (int op = 0; op < 200; ++op) {
@@ -72,7 +72,7 @@ TEST_CASE("replaying a journal gives the writer's in-memory state, for random se
       if (kind == 4) writer.set_trial_system_attr(id, "s", {{"nested", v}});
       if (kind == 5) {
         TrialState state = rng() % 2 ? TrialState::Complete : TrialState::Pruned;
-        CHECK(writer.set_trial_state_values(id, state, rng() % 5 ? v : INFINITY));
+        CHECK(writer.set_trial_state_values(id, state, {rng() % 5 ? v : INFINITY}));
         open.erase(std::find(open.begin(), open.end(), id));
       }
     }
@@ -84,30 +84,30 @@ TEST_CASE("replaying a journal gives the writer's in-memory state, for random se
 TEST_CASE("two journals on one file see each other's trials, ids follow log order") {
   ScratchJournal scratch("shared");
   JournalStorage a(scratch.path), b(scratch.path);
-  int study = a.get_or_create_study("s", StudyDirection::Maximize);
-  CHECK(b.get_or_create_study("s", StudyDirection::Maximize) == study);
+  int study = a.get_or_create_study("s", {StudyDirection::Maximize});
+  CHECK(b.get_or_create_study("s", {StudyDirection::Maximize}) == study);
   int t0 = a.create_trial(study);
   int t1 = b.create_trial(study);
   int t2 = a.create_trial(study);
   CHECK(t0 == 0);
   CHECK(t1 == 1);
   CHECK(t2 == 2);
-  b.set_trial_state_values(t0, TrialState::Complete, 3.0);
+  b.set_trial_state_values(t0, TrialState::Complete, {3.0});
   a.sync();
   CHECK(a.trial(t0).state == TrialState::Complete);
-  CHECK(a.trial(t0).value == 3.0);
+  CHECK(a.trial(t0).value() == 3.0);
   CHECK(a.trials(study).size() == 3);
-  CHECK_THROWS_AS(b.get_or_create_study("s", StudyDirection::Minimize), bfhpo::UserError);
+  CHECK_THROWS_AS(b.get_or_create_study("s", {StudyDirection::Minimize}), bfhpo::UserError);
 }
 
 TEST_CASE("trials_of gives each study's trials in number order when their lines interleave") {
   ScratchJournal scratch("two_studies");
   JournalStorage j(scratch.path);
-  const int a = j.get_or_create_study("a", StudyDirection::Minimize);
-  const int b = j.get_or_create_study("b", StudyDirection::Maximize);
+  const int a = j.get_or_create_study("a", {StudyDirection::Minimize});
+  const int b = j.get_or_create_study("b", {StudyDirection::Maximize});
   const int a0 = j.create_trial(a), b0 = j.create_trial(b), a1 = j.create_trial(a);
   j.set_trial_params(a1, {{"x", 0.25}}, {{"x", kX}});
-  j.set_trial_state_values(b0, TrialState::Complete, 2.0);
+  j.set_trial_state_values(b0, TrialState::Complete, {2.0});
   JournalStorage reader(scratch.path);
   for (const JournalStorage* view : {&j, &reader}) {
     const std::vector<FrozenTrial>& in_a = view->trials_of(a);
@@ -118,7 +118,7 @@ TEST_CASE("trials_of gives each study's trials in number order when their lines 
     CHECK(in_a[1].params.at("x") == 0.25);
     REQUIRE(view->trials_of(b).size() == 1);
     CHECK(view->trials_of(b)[0].trial_id == b0);
-    CHECK(view->trials_of(b)[0].value == 2.0);
+    CHECK(view->trials_of(b)[0].value() == 2.0);
     CHECK(&view->trial(a1) == &in_a[1]);
   }
   CHECK_THROWS_AS(j.trials_of(2), std::out_of_range);
@@ -127,7 +127,7 @@ TEST_CASE("trials_of gives each study's trials in number order when their lines 
 TEST_CASE("a WAITING trial is claimed once and a finished trial never changes") {
   ScratchJournal scratch("claim");
   JournalStorage a(scratch.path), b(scratch.path);
-  int study = a.get_or_create_study("s", StudyDirection::Minimize);
+  int study = a.get_or_create_study("s", {StudyDirection::Minimize});
   FrozenTrial waiting;
   waiting.state = TrialState::Waiting;
   waiting.params = {{"x", 0.5}};
@@ -137,7 +137,7 @@ TEST_CASE("a WAITING trial is claimed once and a finished trial never changes") 
   CHECK(a.set_trial_state_values(id, TrialState::Running));
   CHECK_FALSE(b.set_trial_state_values(id, TrialState::Running));  // b's view was stale: it lost
   CHECK(b.trial(id).params.at("x") == 0.5);
-  CHECK(a.set_trial_state_values(id, TrialState::Complete, 1.0));
+  CHECK(a.set_trial_state_values(id, TrialState::Complete, {1.0}));
   CHECK_FALSE(b.set_trial_state_values(id, TrialState::Fail));
   CHECK(JournalStorage(scratch.path).trial(id).state == TrialState::Complete);
 }
@@ -146,8 +146,8 @@ TEST_CASE("an incomplete last line is ignored by readers and repaired by the nex
   ScratchJournal scratch("torn");
   {
     JournalStorage j(scratch.path);
-    int study = j.get_or_create_study("s", StudyDirection::Minimize);
-    j.set_trial_state_values(j.create_trial(study), TrialState::Complete, 1.0);
+    int study = j.get_or_create_study("s", {StudyDirection::Minimize});
+    j.set_trial_state_values(j.create_trial(study), TrialState::Complete, {1.0});
   }
   const std::string intact = scratch.text();
   scratch.append_raw(R"({"op_code": 4, "worker_id": "crashed", "study_id": 0, "datet)");
@@ -165,7 +165,7 @@ TEST_CASE("a corrupt line in the middle is an error naming the file and the line
   ScratchJournal scratch("corrupt");
   {
     JournalStorage j(scratch.path);
-    j.get_or_create_study("s", StudyDirection::Minimize);
+    j.get_or_create_study("s", {StudyDirection::Minimize});
   }
   scratch.append_raw("{not json\n");
   scratch.append_raw(R"({"op_code": 4, "worker_id": "w", "study_id": 0, "datetime_start": null})" "\n");
@@ -203,7 +203,7 @@ TEST_CASE("Python's NaN and Infinity tokens are read, and written back as tokens
   const FrozenTrial& t = j.trial(0);
   CHECK(std::isnan(t.intermediate_values.at(1)));
   CHECK(t.user_attrs["note"] == "NaN Infinity");
-  CHECK(*t.value == -INFINITY);
+  CHECK(*t.value() == -INFINITY);
   j.set_trial_user_attr(j.create_trial(0), "v", NAN);
   CHECK(scratch.text().find(R"("v":NaN)") != std::string::npos);
   CHECK(std::isnan(JournalStorage(scratch.path).trial(1).user_attrs["v"].get<double>()));

@@ -13,7 +13,7 @@ FrozenTrial trial_with(int number, TrialState state, std::vector<double> curve) 
   t.number = number;
   t.state = state;
   for (std::size_t step = 0; step < curve.size(); ++step) t.intermediate_values[static_cast<int>(step)] = curve[step];
-  if (state == TrialState::Complete && !curve.empty()) t.value = curve.back();
+  if (state == TrialState::Complete && !curve.empty()) t.values = {curve.back()};
   return t;
 }
 

@@ -64,7 +64,7 @@ TEST_CASE("a study resumed from its journal has the same trials and stops at n_t
   REQUIRE(after.size() == before.size());
   for (std::size_t i = 0; i < after.size(); ++i) {
     CHECK(after[i].params == before[i].params);
-    CHECK(after[i].value == before[i].value);
+    CHECK(after[i].value() == before[i].value());
     CHECK(after[i].intermediate_values == before[i].intermediate_values);
     CHECK(after[i].state == TrialState::Complete);
   }
@@ -75,7 +75,7 @@ TEST_CASE("a study resumed from its journal has the same trials and stops at n_t
     resumed.tell(t.number, TrialState::Complete, objective(t.params));
   }
   CHECK(resumed.is_done());
-  CHECK(resumed.best_trial()->value == best_of(resumed.trials(), StudyDirection::Minimize)->value);
+  CHECK(resumed.best_trial()->value() == best_of(resumed.trials(), StudyDirection::Minimize)->value());
 }
 
 TEST_CASE("enqueued params are served first, then the sampler takes over") {
@@ -119,7 +119,7 @@ TEST_CASE("tell refuses unknown and finished trials without writing") {
   CHECK_THROWS_AS(study.tell(t.number, TrialState::Complete, 2.0), bfhpo::UserError);
   CHECK_THROWS_AS(study.tell(42, TrialState::Fail), bfhpo::UserError);
   CHECK(std::filesystem::file_size(study.spec().storage) == size);
-  CHECK(study.trial(t.number).value == 1.0);
+  CHECK(study.trial(t.number).value() == 1.0);
 }
 
 TEST_CASE("a stale worker elsewhere is re-queued, a silent live worker here is not, an ask/tell trial is left") {
@@ -373,7 +373,7 @@ TEST_CASE("a storage holds many studies, as in Optuna: each is selected by its n
   StudySpec first = scratch.spec(3);
   StudySpec second = first;
   second.name = "second";
-  second.direction = StudyDirection::Maximize;
+  second.objectives = {ObjectiveSpec{"", StudyDirection::Maximize}};
   Study a = open(first);
   const AskedTrial a0 = a.ask();
   a.tell(a0.number, TrialState::Complete, 1.0);
@@ -385,10 +385,10 @@ TEST_CASE("a storage holds many studies, as in Optuna: each is selected by its n
   }
   CHECK(a.trials().size() == 1);
   CHECK(b.trials().size() == 2);
-  CHECK(b.best_trial()->value == 11.0);
+  CHECK(b.best_trial()->value() == 11.0);
   Study reopened(first, nullptr, Study::Open::ReadOnly);
   REQUIRE(reopened.trials().size() == 1);
-  CHECK(reopened.trials()[0].value == 1.0);
+  CHECK(reopened.trials()[0].value() == 1.0);
   CHECK(reopened.storage().studies().size() == 2);
 }
 
@@ -420,7 +420,7 @@ TEST_CASE("tell and report refuse non-finite values, values on PRUNED/FAIL and n
   CHECK(study.trial(t.number).state == TrialState::Running);
   study.tell(t.number, TrialState::Fail);
   CHECK(study.trial(t.number).state == TrialState::Fail);
-  CHECK_FALSE(study.trial(t.number).value);
+  CHECK_FALSE(study.trial(t.number).value());
 }
 
 TEST_CASE("a trial that another live process on this host trains cannot be told or reported") {

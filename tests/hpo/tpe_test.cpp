@@ -35,7 +35,7 @@ FrozenTrial finished(const SearchSpace& space, int number, Params params, double
   FrozenTrial t;
   t.number = t.trial_id = number;
   t.state = TrialState::Complete;
-  t.value = value;
+  t.values = {value};
   t.params = std::move(params);
   for (const auto& p : space.params()) t.distributions[p.name] = p.distribution;
   return t;
@@ -48,7 +48,7 @@ double run(Sampler& sampler, const SearchSpace& space, F f, int n, std::uint64_t
   std::vector<FrozenTrial> trials;
   double best = direction == StudyDirection::Minimize ? INFINITY : -INFINITY;
   for (int i = 0; i < n; ++i) {
-    Params p = sampler.sample({space, trials, direction, seed, i, {}}).params;
+    Params p = sampler.sample({space, trials, {direction}, seed, i, {}}).params;
     REQUIRE(space.is_valid_assignment(p));
     double v = f(p);
     best = direction == StudyDirection::Minimize ? std::min(best, v) : std::max(best, v);
@@ -65,7 +65,7 @@ std::vector<Params> plane_sphere_proposals(Sampler& sampler, int n, std::uint64_
   std::vector<FrozenTrial> trials;
   std::vector<Params> out;
   for (int i = 0; i < n; ++i) {
-    out.push_back(sampler.sample({space, trials, StudyDirection::Minimize, seed, i, {}}).params);
+    out.push_back(sampler.sample({space, trials, {StudyDirection::Minimize}, seed, i, {}}).params);
     trials.push_back(finished(space, i, out.back(), sphere(out.back())));
   }
   return out;
@@ -186,7 +186,7 @@ TEST_CASE("the study's n_trials reaches the sampler: a short study leaves the st
     std::vector<FrozenTrial> trials;
     std::vector<Proposal> out;
     for (int i = 0; i < 12; ++i) {
-      out.push_back(sampler->sample({plane_space, trials, StudyDirection::Minimize, 5, i, {}}));
+      out.push_back(sampler->sample({plane_space, trials, {StudyDirection::Minimize}, 5, i, {}}));
       trials.push_back(finished(plane_space, i, out.back().params, sphere(out.back().params)));
     }
     return out;
@@ -277,18 +277,18 @@ TEST_CASE("below weights: by improvement by default, Optuna's where a pruned tri
   const auto proposal = [&](TpeSampler& sampler) {  // for ten seeds
     std::vector<Params> out;
     for (std::uint64_t seed = 0; seed < 10; ++seed)
-      out.push_back(sampler.sample({space, trials, StudyDirection::Minimize, seed, 30, {}}).params);
+      out.push_back(sampler.sample({space, trials, {StudyDirection::Minimize}, seed, 30, {}}).params);
     return out;
   };
   CHECK(proposal(by_improvement) != proposal(equal));
   // All but two trials pruned: the third below trial (gamma(30) = 3) and the threshold are pruned, ranked by
   // (later step, last intermediate value), a key that is not on the values' scale.
-  trials[0].value = -50.0;
-  trials[1].value = -40.0;
+  trials[0].values = {-50.0};
+  trials[1].values = {-40.0};
   for (int i = 2; i < 30; ++i) {
     trials[i].state = TrialState::Pruned;
-    trials[i].intermediate_values[1] = *trials[i].value;
-    trials[i].value.reset();
+    trials[i].intermediate_values[1] = *trials[i].value();
+    trials[i].values.clear();
   }
   CHECK(proposal(by_improvement) == proposal(equal));
 }
@@ -338,9 +338,9 @@ TEST_CASE("the same seed gives the same proposal, another seed another") {
   TpeSampler tpe;
   std::vector<FrozenTrial> trials;
   for (int i = 0; i < 15; ++i) trials.push_back(finished(space, i, {{"x", i * 0.3 - 2}, {"y", 1.0}}, i * 0.1));
-  Params a = tpe.sample({space, trials, StudyDirection::Minimize, 5, 15, {}}).params;
-  Params b = tpe.sample({space, trials, StudyDirection::Minimize, 5, 15, {}}).params;
-  Params c = tpe.sample({space, trials, StudyDirection::Minimize, 6, 15, {}}).params;
+  Params a = tpe.sample({space, trials, {StudyDirection::Minimize}, 5, 15, {}}).params;
+  Params b = tpe.sample({space, trials, {StudyDirection::Minimize}, 5, 15, {}}).params;
+  Params c = tpe.sample({space, trials, {StudyDirection::Minimize}, 6, 15, {}}).params;
   CHECK(a == b);
   CHECK(a != c);
 }
@@ -368,11 +368,11 @@ TEST_CASE("the feasible predicate vetoes candidates, if it vetoes everything the
   TpeSampler tpe;
   FeasiblePredicate positive_x = [](const Params& p) { return p.at("x") > 2.0; };
   for (std::uint64_t seed = 0; seed < 10; ++seed) {
-    Proposal p = tpe.sample({space, trials, StudyDirection::Minimize, seed, 20, positive_x});
+    Proposal p = tpe.sample({space, trials, {StudyDirection::Minimize}, seed, 20, positive_x});
     CHECK(p.params.at("x") > 2.0);
     CHECK(p.feasible);
   }
-  Proposal none = tpe.sample({space, trials, StudyDirection::Minimize, 1, 20, [](const Params&) { return false; }});
+  Proposal none = tpe.sample({space, trials, {StudyDirection::Minimize}, 1, 20, [](const Params&) { return false; }});
   CHECK(none.all_candidates_vetoed);
   CHECK_FALSE(none.feasible);
   CHECK(space.is_valid_assignment(none.params));
@@ -392,7 +392,7 @@ TEST_CASE("constant liar: a running trial of another worker pushes proposals awa
     double total = 0;
     for (std::uint64_t seed = 0; seed < 40; ++seed) {
       TpeSampler tpe(options);
-      Params p = tpe.sample({space, history, StudyDirection::Minimize, seed, static_cast<int>(history.size()), {}}).params;
+      Params p = tpe.sample({space, history, {StudyDirection::Minimize}, seed, static_cast<int>(history.size()), {}}).params;
       total += std::abs(p.at("x") - 1.0);
     }
     return total / 40;
@@ -401,7 +401,7 @@ TEST_CASE("constant liar: a running trial of another worker pushes proposals awa
   for (int r = 0; r < 6; ++r) {
     FrozenTrial running = finished(space, 30 + r, {{"x", 1.0 + 0.05 * r}, {"y", 1.0}}, 0);
     running.state = TrialState::Running;
-    running.value.reset();
+    running.values.clear();
     with_running.push_back(running);
   }
   const double alone = mean_distance(trials, {});
@@ -428,12 +428,12 @@ TEST_CASE("liar weight: each running trial weighs 1 / (1 + running), all of them
   for (int r = 0; r < 6; ++r) {
     trials.push_back(finished(plane_space, 20 + r, {{"x", 0.05 * r}, {"y", 0.5}}, 0));
     trials.back().state = TrialState::Running;
-    trials.back().value.reset();
+    trials.back().values.clear();
   }
   const auto proposals = [&](Sampler& sampler) {
     std::vector<Params> out;
     for (int number = 26; number < 46; ++number)
-      out.push_back(sampler.sample({plane_space, trials, StudyDirection::Minimize, 2, number, {}}).params);
+      out.push_back(sampler.sample({plane_space, trials, {StudyDirection::Minimize}, 2, number, {}}).params);
     return out;
   };
   const auto from_section = [&](const json& sampler_section) {
@@ -505,7 +505,7 @@ TEST_CASE("TPE's startup trials form a Latin hypercube by default, independent d
     std::vector<FrozenTrial> trials;
     std::set<int> tenths;
     for (int i = 0; i < 10; ++i) {
-      Params p = tpe.sample({space, trials, StudyDirection::Minimize, 4, i, {}}).params;
+      Params p = tpe.sample({space, trials, {StudyDirection::Minimize}, 4, i, {}}).params;
       tenths.insert(static_cast<int>(std::floor(p.at("x") + 5)));
       trials.push_back(finished(space, i, p, sphere(p)));
     }
@@ -524,13 +524,13 @@ TEST_CASE("startup trials sample the prior unvetoed, TPE's candidates are vetoed
   std::vector<FrozenTrial> trials;
   int startup_negative = 0;
   for (int i = 0; i < 10; ++i) {
-    Proposal p = tpe.sample({space, trials, StudyDirection::Minimize, 3, i, positive_x});
+    Proposal p = tpe.sample({space, trials, {StudyDirection::Minimize}, 3, i, positive_x});
     startup_negative += p.params.at("x") <= 0.0;
     trials.push_back(finished(space, i, p.params, sphere(p.params)));
   }
   CHECK(startup_negative > 0);  // P(no negative x in 10 uniform draws) = 2^-10
   for (std::uint64_t seed = 0; seed < 10; ++seed)
-    CHECK(tpe.sample({space, trials, StudyDirection::Minimize, seed, 10, positive_x}).params.at("x") > 0.0);
+    CHECK(tpe.sample({space, trials, {StudyDirection::Minimize}, seed, 10, positive_x}).params.at("x") > 0.0);
 }
 
 TEST_CASE("the normal mass of an interval far out on both sides is exactly 1, as the erfc formula gives it") {
@@ -657,7 +657,7 @@ TEST_CASE("a conditional parameter's draws do not favour the choice that activat
   TpeSampler tpe;
   int b = 0;
   const int asks = 200;
-  for (int i = 0; i < asks; ++i) b += tpe.sample({space, trials, StudyDirection::Minimize, 1, 24 + i, {}}).params.at("branch") == 1;
+  for (int i = 0; i < asks; ++i) b += tpe.sample({space, trials, {StudyDirection::Minimize}, 1, 24 + i, {}}).params.at("branch") == 1;
   // Binomial(200, 1/2): 0.35..0.65 is more than 4 standard deviations (0.035) either side.
   CHECK(b > 0.35 * asks);
   CHECK(b < 0.65 * asks);
@@ -671,9 +671,9 @@ TEST_CASE("the veto on a conditional parameter holds, and a vetoed best draw giv
   FeasiblePredicate only_b_small_x = [](const Params& p) { return p.count("x") && p.at("x") < 0.5; };
   int from_tpe = 0;
   for (int i = 0; i < 40; ++i) {
-    Proposal p = tpe.sample({space, trials, StudyDirection::Minimize, 2, 24 + i, small_x});
+    Proposal p = tpe.sample({space, trials, {StudyDirection::Minimize}, 2, 24 + i, small_x});
     CHECK(small_x(p.params));
-    Proposal forced = tpe.sample({space, trials, StudyDirection::Minimize, 2, 24 + i, only_b_small_x});
+    Proposal forced = tpe.sample({space, trials, {StudyDirection::Minimize}, 2, 24 + i, only_b_small_x});
     CHECK(only_b_small_x(forced.params));
     from_tpe += !forced.all_candidates_vetoed;
   }
@@ -718,7 +718,7 @@ TEST_CASE("discrete_widths changes the proposals of a space with a categorical p
     std::vector<FrozenTrial> trials;
     std::vector<Params> out;
     for (int i = 0; i < 30; ++i) {
-      out.push_back(sampler.sample({space, trials, StudyDirection::Minimize, 3, i, {}}).params);
+      out.push_back(sampler.sample({space, trials, {StudyDirection::Minimize}, 3, i, {}}).params);
       double value = 0;
       for (const auto& [name, v] : out.back()) value += (v - 0.4) * (v - 0.4);
       trials.push_back(finished(space, i, out.back(), value));
@@ -768,7 +768,7 @@ TEST_CASE("mixed_space_prior changes a mixed space's proposals while no other tr
     options.mixed_space_prior = on;
     TpeSampler sampler(options);
     std::vector<Params> out;
-    for (int i = 0; i < 50; ++i) out.push_back(sampler.sample({space, history, StudyDirection::Minimize, 11, 41 + i, {}}).params);
+    for (int i = 0; i < 50; ++i) out.push_back(sampler.sample({space, history, {StudyDirection::Minimize}, 11, 41 + i, {}}).params);
     return out;
   };
   CHECK(asked(true, trials) != asked(false, trials));
@@ -776,7 +776,7 @@ TEST_CASE("mixed_space_prior changes a mixed space's proposals while no other tr
   std::vector<FrozenTrial> running = trials;
   FrozenTrial r = finished(space, 40, {{"opt", 1}, {"x", 1.0}}, 0.0);
   r.state = TrialState::Running;
-  r.value.reset();
+  r.values.clear();
   running.push_back(r);
   CHECK(asked(true, running) == asked(false, running));
   // A space without a categorical parameter: the same proposals.

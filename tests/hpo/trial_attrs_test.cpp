@@ -31,7 +31,7 @@ FrozenTrial trial(int number, TrialState state, std::optional<double> value = {}
   t.number = number;
   t.trial_id = number;
   t.state = state;
-  t.value = value;
+  if (value) t.values = {*value};
   return t;
 }
 

@@ -21,7 +21,7 @@ std::vector<hpo::FrozenTrial> trials_of(int n, unsigned seed, double (*transform
     const double x = u(rng), y = u(rng), z = u(rng);
     t.params = {{"x", x}, {"y", y}, {"z", z}};
     for (const char* name : {"x", "y", "z"}) t.distributions[name] = hpo::FloatDistribution{0.0, 1.0, false, std::nullopt};
-    t.value = transform(4.0 * (x - 0.5) * (x - 0.5) + 0.6 * y + 0.05 * u(rng));
+    t.values = {transform(4.0 * (x - 0.5) * (x - 0.5) + 0.6 * y + 0.05 * u(rng))};
     trials.push_back(t);
   }
   return trials;
@@ -67,7 +67,7 @@ TEST_CASE("importance needs 4 COMPLETE trials and treats an absent conditional p
   // "k" exists only in trials whose value is high: its presence alone explains the ranks.
   auto trials = trials_of(30, 3, identity);
   for (auto& t : trials) {
-    t.value = t.number % 2 ? 10.0 + t.number : 1.0 * t.number / 100.0;
+    t.values = {t.number % 2 ? 10.0 + t.number : 1.0 * t.number / 100.0};
     if (t.number % 2) {
       t.params["k"] = 1.0;
       t.distributions["k"] = hpo::IntDistribution{1, 4, false, 1};

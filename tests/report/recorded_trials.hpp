@@ -22,7 +22,7 @@ inline hpo::FrozenTrial launched_trial(int number, hpo::TrialState state, std::o
   hpo::FrozenTrial t;
   t.number = number;
   t.state = state;
-  t.value = value;
+  if (value) t.values = {*value};
   t.params = {{"x", 0.1 * number}};
   t.distributions = {{"x", hpo::FloatDistribution{0.0, 10.0, false, std::nullopt}}};
   t.intermediate_values = {{1, 2.0 - 0.1 * number}, {2, 1.5 - 0.1 * number}};

@@ -56,7 +56,7 @@ TEST_CASE("a trial without bfhpo's attributes (an external objective) has no fac
   hpo::FrozenTrial t;
   t.number = 2;
   t.state = hpo::TrialState::Complete;
-  t.value = 0.5;
+  t.values = {0.5};
   const report::TrialFacts facts = report::trial_facts(t);
   CHECK(facts.value == 0.5);
   CHECK_FALSE(facts.launched());

@@ -34,8 +34,8 @@ double now_s() {
 TEST_CASE("what one storage writes, another reads: trials, params, values, attributes, heartbeats") {
   TestDatabase db;
   auto writer = open_postgres_storage(db.url(), StorageAccess::ReadWrite);
-  const int study = writer->get_or_create_study("s", StudyDirection::Maximize);
-  CHECK(writer->get_or_create_study("s", StudyDirection::Maximize) == study);
+  const int study = writer->get_or_create_study("s", {StudyDirection::Maximize});
+  CHECK(writer->get_or_create_study("s", {StudyDirection::Maximize}) == study);
   const std::map<std::string, Distribution> distributions = {
       {"lr", FloatDistribution{1e-5, 1.0, true, std::nullopt}}, {"kind", CategoricalDistribution{{"a", "b"}}}};
   const int first = *writer->create_trial_if(study, always, {{"bfhpo:worker", "w1"}});
@@ -44,19 +44,19 @@ TEST_CASE("what one storage writes, another reads: trials, params, values, attri
   writer->set_trial_user_attr(first, "note", {{"k", 1}});
   const double before = now_s();
   writer->record_heartbeat(first);
-  REQUIRE(writer->set_trial_state_values(first, TrialState::Complete, 1.0 / 7));
+  REQUIRE(writer->set_trial_state_values(first, TrialState::Complete, {1.0 / 7}));
   const int second = *writer->create_trial_if(study, always, {});
 
   auto reader = open_postgres_storage(db.url(), StorageAccess::ReadOnly);
   REQUIRE(reader->find_study("s") == study);
-  CHECK(reader->studies().at(0).direction == StudyDirection::Maximize);
+  CHECK(reader->studies().at(0).directions == Directions{StudyDirection::Maximize});
   const auto& trials = reader->trials_of(study);
   REQUIRE(trials.size() == 2);
   const FrozenTrial& t = trials[0];
   CHECK(t.trial_id == first);
   CHECK(t.number == 0);
   CHECK(t.state == TrialState::Complete);
-  CHECK(*t.value == 1.0 / 7);  // exact
+  CHECK(*t.value() == 1.0 / 7);  // exact
   CHECK(t.params == Params{{"lr", 0.1 / 3}, {"kind", 1}});
   CHECK(t.distributions == distributions);
   CHECK(t.intermediate_values == std::map<int, double>{{0, 2.5}});
@@ -88,13 +88,13 @@ TEST_CASE("what one storage writes, another reads: trials, params, values, attri
     CHECK(reader->trial(third).number == 2);
   }
   SECTION("a study asked for with the other direction is a UserError") {
-    CHECK_THROWS_AS(writer->get_or_create_study("s", StudyDirection::Minimize), bfhpo::UserError);
+    CHECK_THROWS_AS(writer->get_or_create_study("s", {StudyDirection::Minimize}), bfhpo::UserError);
   }
 }
 
 TEST_CASE("4 storages creating trials while finished + running < 40 create exactly 40, numbered 0..39") {
   TestDatabase db;
-  int study = open_postgres_storage(db.url(), StorageAccess::ReadWrite)->get_or_create_study("race", StudyDirection::Minimize);
+  int study = open_postgres_storage(db.url(), StorageAccess::ReadWrite)->get_or_create_study("race", {StudyDirection::Minimize});
   std::vector<std::vector<int>> created(4);
   std::vector<std::thread> workers;
   for (int w = 0; w < 4; ++w)
@@ -102,7 +102,7 @@ TEST_CASE("4 storages creating trials while finished + running < 40 create exact
       auto storage = open_postgres_storage(db.url(), StorageAccess::ReadWrite);
       while (auto id = storage->create_trial_if(study, room_below(40), {})) {
         created[w].push_back(*id);
-        storage->set_trial_state_values(*id, TrialState::Complete, w);
+        storage->set_trial_state_values(*id, TrialState::Complete, {w});
       }
     });
   for (auto& w : workers) w.join();
@@ -122,7 +122,7 @@ TEST_CASE("a WAITING trial is claimed by exactly one of two storages, with its p
   TestDatabase db;
   auto a = open_postgres_storage(db.url(), StorageAccess::ReadWrite);
   auto b = open_postgres_storage(db.url(), StorageAccess::ReadWrite);
-  const int study = a->get_or_create_study("q", StudyDirection::Minimize);
+  const int study = a->get_or_create_study("q", {StudyDirection::Minimize});
   FrozenTrial waiting;
   waiting.state = TrialState::Waiting;
   waiting.params = {{"x", 0.25}};
@@ -149,13 +149,13 @@ TEST_CASE("a WAITING trial is claimed by exactly one of two storages, with its p
 TEST_CASE("a terminated connection mid-study is restored and the running trial goes on") {
   TestDatabase db;
   auto storage = open_postgres_storage(db.url(), StorageAccess::ReadWrite);
-  const int study = storage->get_or_create_study("loss", StudyDirection::Minimize);
+  const int study = storage->get_or_create_study("loss", {StudyDirection::Minimize});
   const int running = *storage->create_trial_if(study, always, {});
   PostgresConnection killer(db.url());
   killer.exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
               "WHERE datname = current_database() AND pid <> pg_backend_pid()");
   storage->set_trial_intermediate_value(running, 0, 1.0);
-  REQUIRE(storage->set_trial_state_values(running, TrialState::Complete, 0.5));
+  REQUIRE(storage->set_trial_state_values(running, TrialState::Complete, {0.5}));
   auto reader = open_postgres_storage(db.url(), StorageAccess::ReadOnly);
   CHECK(reader->trials_of(study).at(0).state == TrialState::Complete);
   CHECK(reader->trials_of(study).at(0).intermediate_values.at(0) == 1.0);
@@ -172,7 +172,7 @@ TEST_CASE("a read-only open of an empty database writes nothing and says so") {
 TEST_CASE("a study system attribute (the metric names) is written once per key and read by another storage") {
   TestDatabase db;
   auto writer = open_postgres_storage(db.url(), StorageAccess::ReadWrite);
-  const int study = writer->get_or_create_study("s", StudyDirection::Minimize);
+  const int study = writer->get_or_create_study("s", {StudyDirection::Minimize});
   writer->set_study_system_attr(study, "study:metric_names", nlohmann::json::array({"val_nll"}));
   CHECK(writer->studies().at(0).system_attrs["study:metric_names"] == nlohmann::json::array({"val_nll"}));
   writer->set_study_system_attr(study, "study:metric_names", nlohmann::json::array({"calibration_error"}));

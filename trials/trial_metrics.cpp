@@ -1,0 +1,78 @@
+#include "trials/trial_metrics.hpp"
+
+#include "common/config_reader.hpp"
+#include "common/user_error.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace bfhpo::trials {
+
+const std::vector<std::string>& trial_metric_names() {
+  static const std::vector<std::string> names = {"val_nll",     "calibration_error", "recovery_r",
+                                                 "nrmse",       "contraction",       "measured_peak_mb",
+                                                 "estimated_peak_mb", "train_seconds"};
+  return names;
+}
+
+void check_trial_metrics(const hpo::StudySpec& spec) {
+  const auto& names = trial_metric_names();
+  const auto check = [&](const std::string& metric, const std::string& field) {
+    if (std::find(names.begin(), names.end(), metric) != names.end()) return;
+    std::string all;
+    for (const auto& name : names) all += (all.empty() ? "" : ", ") + name;
+    throw UserError::at(spec.source.string(), field,
+                        "\"" + metric + "\" is not a metric a training trial reports (did you mean '" +
+                            closest_name(metric, names) + "'?)",
+                        "name one of " + all);
+  };
+  if (spec.document.contains("objectives"))
+    for (std::size_t i = 0; i < spec.objectives.size(); ++i)
+      check(spec.objectives[i].metric, "objectives[" + std::to_string(i) + "].metric");
+  for (std::size_t i = 0; i < spec.constraints.size(); ++i)
+    check(spec.constraints[i].metric, "constraints[" + std::to_string(i) + "]");
+}
+
+std::vector<std::string> objective_names(const hpo::StudySpec& spec, const StudySettings& settings) {
+  if (!spec.document.contains("objectives")) return {settings.objective.name()};
+  std::vector<std::string> names;
+  for (const auto& objective : spec.objectives) names.push_back(objective.metric);
+  return names;
+}
+
+std::optional<std::vector<double>> objective_values(const hpo::StudySpec& spec, const StudySettings& settings,
+                                                    const TrialMetrics& metrics) {
+  const auto metric = [&](const std::string& name) -> std::optional<double> {
+    const auto found = metrics.find(name);
+    if (found == metrics.end() || !std::isfinite(found->second)) return std::nullopt;
+    return found->second;
+  };
+  std::vector<double> values;
+  if (!spec.document.contains("objectives")) {
+    const auto nll = metric("val_nll");
+    const auto calibration = metric("calibration_error");
+    if (!nll || !calibration) return std::nullopt;
+    const double value = settings.objective.value(*nll, *calibration);
+    if (!std::isfinite(value)) return std::nullopt;
+    return std::vector<double>{value};
+  }
+  for (const auto& objective : spec.objectives) {
+    const auto value = metric(objective.metric);
+    if (!value) return std::nullopt;
+    values.push_back(*value);
+  }
+  return values;
+}
+
+std::optional<std::vector<double>> constraint_values(const hpo::StudySpec& spec, const TrialMetrics& metrics) {
+  if (spec.constraints.empty()) return std::nullopt;
+  std::vector<double> values;
+  for (const auto& constraint : spec.constraints) {
+    const auto found = metrics.find(constraint.metric);
+    // A metric the trial lacks violates its constraint (Optuna: NaN is infeasible).
+    values.push_back(found == metrics.end() ? std::nan("") : constraint.value(found->second));
+  }
+  return values;
+}
+
+}  // namespace bfhpo::trials
