@@ -146,6 +146,12 @@ Study::Study(StudySpec spec, std::unique_ptr<Storage> storage, std::unique_ptr<S
                           "use the study's directions, or another study name");
   } else {
     study_id_ = storage_->get_or_create_study(spec_.name, spec_.directions());
+    // Named objectives name the dashboard's axes from the start (Optuna's set_metric_names).
+    if (spec_.document.contains("objectives")) {
+      std::vector<std::string> names;
+      for (const ObjectiveSpec& objective : spec_.objectives) names.push_back(objective.metric);
+      set_metric_names(names);
+    }
   }
   spec_.search_space.check_compatible(storage_->trials_of(study_id_), spec_.source.string());
 }

@@ -57,7 +57,9 @@ class Study {
   // storage may hold many studies, as in Optuna: each is selected by its
   // name, and CreateIfMissing adds a study beside the others. A missing
   // journal or study with Open::MustExist or ReadOnly is a UserError (naming
-  // the studies the storage holds); nothing is written then.
+  // the studies the storage holds); nothing is written then. A writable open
+  // of a study with "objectives" records their metrics as Optuna's metric
+  // names (set_metric_names).
   Study(StudySpec spec, std::unique_ptr<Sampler> sampler, Open open = Open::CreateIfMissing);
   // The same on a storage already open.
   Study(StudySpec spec, std::unique_ptr<Storage> storage, std::unique_ptr<Sampler> sampler, Open open);

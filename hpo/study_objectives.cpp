@@ -40,12 +40,12 @@ std::vector<ObjectiveSpec> parse_objectives(ConfigSection& top) {
     ConfigSection entry((*listed)[i], top.source(), top.field("objectives") + "[" + std::to_string(i) + "]");
     ObjectiveSpec objective;
     const auto metric = entry.string("metric");
-    if (!metric) throw entry.error("metric", "missing", example);
-    objective.metric = *metric;
     const auto direction = entry.choice("direction", directions);
-    if (!direction) throw entry.error("direction", "missing", "write \"direction\": \"minimize\" or \"maximize\"");
-    objective.direction = direction_of(*direction);
     entry.reject_unknown_keys();
+    if (!metric) throw entry.error("metric", "missing", example);
+    if (!direction) throw entry.error("direction", "missing", "write \"direction\": \"minimize\" or \"maximize\"");
+    objective.metric = *metric;
+    objective.direction = direction_of(*direction);
     if (!seen.insert(objective.metric).second)
       throw entry.error("metric", "\"" + objective.metric + "\" is already an objective",
                         "name each metric once");

@@ -74,7 +74,7 @@ OptimizeSummary optimize_study(const OptimizeOptions& options, const TrialObserv
     }
   }
   summary.trials = study.trials();
-  summary.best = study.best_trial();
+  summary.best = report::ranked_best(spec, summary.trials);
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;
 }
