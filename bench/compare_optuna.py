@@ -35,6 +35,8 @@ import time
 
 import optuna
 
+from optuna_run_cache import cached_runs, p_no_worse as bootstrap_no_worse
+
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
 BUDGETS = ("25", "50", "100")
@@ -116,25 +118,7 @@ def optuna_quality(name, seed):
 
 def cached_optuna_quality(cache_path, seeds):
     """{problem: [best per seed]} for seeds 0..seeds-1, running only what the cache lacks (seed by seed)."""
-    version, description = optuna.__version__, optuna_sampler(0)[1]
-    cached = {}
-    if os.path.exists(cache_path):
-        with open(cache_path) as f:
-            for line in f:
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:  # a line cut short by an interrupted run
-                    continue
-                if row["optuna"] == version and row["sampler"] == description:
-                    cached[(row["problem"], row["seed"])] = row["best"]
-    with open(cache_path, "a") as f:
-        for seed in range(seeds):
-            for name in PROBLEMS:
-                if (name, seed) not in cached:
-                    cached[(name, seed)] = optuna_quality(name, seed)
-                    f.write(json.dumps({"optuna": version, "sampler": description, "problem": name, "seed": seed,
-                                        "best": cached[(name, seed)]}) + "\n")
-                    f.flush()
+    cached = cached_runs(cache_path, optuna_sampler(0)[1], PROBLEMS, seeds, optuna_quality, "best")
     return {name: [cached[(name, seed)] for seed in range(seeds)] for name in PROBLEMS}
 
 
@@ -148,15 +132,9 @@ def bfhpo_quality(build, seeds, sampler, first_seed=0, workers=1):
     return rows
 
 
-def p_no_worse(ours, theirs, resamples=2000):
+def p_no_worse(ours, theirs):
     """Share of bootstrap resamples (of both sides' seeds) where our median is <= theirs."""
-    rng = random.Random(0)
-    wins = 0
-    for _ in range(resamples):
-        a = statistics.median(rng.choice(ours) for _ in ours)
-        b = statistics.median(rng.choice(theirs) for _ in theirs)
-        wins += a <= b
-    return wins / resamples
+    return bootstrap_no_worse(ours, theirs, lambda a, b: a < b)
 
 
 def compare_liars(args):

@@ -35,13 +35,14 @@ import argparse
 import json
 import math
 import os
-import random
 import statistics
 import subprocess
 
 import numpy as np
 import optuna
 from optuna._hypervolume import compute_hypervolume
+
+from optuna_run_cache import cached_runs, p_no_worse as bootstrap_no_worse
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
@@ -135,26 +136,9 @@ def optuna_values(sampler, problem, seed):
 
 
 def cached_optuna(cache_path, sampler, seeds):
-    """{problem: [values of the 100 trials] per seed}, running only what the cache lacks."""
-    version, description = optuna.__version__, SAMPLERS[sampler][0]
-    cached = {}
-    if os.path.exists(cache_path):
-        with open(cache_path) as f:
-            for line in f:
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:  # a line cut short by an interrupted run
-                    continue
-                if row["optuna"] == version and row["sampler"] == description:
-                    cached[(row["problem"], row["seed"])] = row["values"]
-    with open(cache_path, "a") as f:
-        for seed in range(seeds):
-            for problem in PROBLEMS:
-                if (problem, seed) not in cached:
-                    cached[(problem, seed)] = optuna_values(sampler, problem, seed)
-                    f.write(json.dumps({"optuna": version, "sampler": description, "problem": problem, "seed": seed,
-                                        "values": cached[(problem, seed)]}) + "\n")
-                    f.flush()
+    """{problem: [{budget: hypervolume}] per seed}, running only what the cache lacks."""
+    cached = cached_runs(cache_path, SAMPLERS[sampler][0], PROBLEMS, seeds,
+                         lambda problem, seed: optuna_values(sampler, problem, seed), "values")
     return {problem: [{n: hypervolume(cached[(problem, seed)][:int(n)], PROBLEMS[problem][1]) for n in BUDGETS}
                       for seed in range(seeds)] for problem in PROBLEMS}
 
@@ -176,15 +160,9 @@ def bfhpo_hypervolumes(build, seeds, sampler):
     return rows
 
 
-def p_no_worse(ours, theirs, resamples=2000):
+def p_no_worse(ours, theirs):
     """Share of bootstrap resamples (of both sides' seeds) where our median hypervolume is >= theirs."""
-    rng = random.Random(0)
-    wins = 0
-    for _ in range(resamples):
-        a = statistics.median(rng.choice(ours) for _ in ours)
-        b = statistics.median(rng.choice(theirs) for _ in theirs)
-        wins += a >= b
-    return wins / resamples
+    return bootstrap_no_worse(ours, theirs, lambda a, b: a > b)
 
 
 def main():

@@ -55,8 +55,7 @@ std::vector<int> non_domination_ranks(const std::vector<std::vector<double>>& lo
 }
 
 std::vector<FrozenTrial> pareto_front(const std::vector<FrozenTrial>& trials, const Directions& directions) {
-  const bool constrained = std::any_of(trials.begin(), trials.end(),
-                                       [](const FrozenTrial& t) { return !constraint_values(t).empty(); });
+  const bool constrained = has_constraints(trials);
   std::vector<const FrozenTrial*> candidates;
   std::vector<std::vector<double>> losses;
   for (const FrozenTrial& t : trials) {

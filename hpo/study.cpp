@@ -67,8 +67,7 @@ int count_finished(const std::vector<FrozenTrial>& trials) {
 
 std::optional<FrozenTrial> best_of(const std::vector<FrozenTrial>& trials, StudyDirection direction,
                                    std::size_t objective) {
-  const bool constrained = std::any_of(trials.begin(), trials.end(),
-                                       [](const FrozenTrial& t) { return !constraint_values(t).empty(); });
+  const bool constrained = has_constraints(trials);
   const FrozenTrial* best = nullptr;
   for (const auto& t : trials) {
     if (t.state != TrialState::Complete || t.values.size() <= objective || std::isnan(t.values[objective]) ||
@@ -147,7 +146,7 @@ Study::Study(StudySpec spec, std::unique_ptr<Storage> storage, std::unique_ptr<S
   } else {
     study_id_ = storage_->get_or_create_study(spec_.name, spec_.directions());
     // Named objectives name the dashboard's axes from the start (Optuna's set_metric_names).
-    if (spec_.document.contains("objectives")) {
+    if (spec_.named_objectives()) {
       std::vector<std::string> names;
       for (const ObjectiveSpec& objective : spec_.objectives) names.push_back(objective.metric);
       set_metric_names(names);

@@ -88,6 +88,10 @@ std::vector<double> constraint_values(const FrozenTrial& trial) {
   return values;
 }
 
+bool has_constraints(const std::vector<FrozenTrial>& trials) {
+  return std::any_of(trials.begin(), trials.end(), [](const FrozenTrial& t) { return !constraint_values(t).empty(); });
+}
+
 bool is_feasible(const FrozenTrial& trial) {
   const std::vector<double> values = constraint_values(trial);
   return std::all_of(values.begin(), values.end(), [](double v) { return v <= 0.0; });

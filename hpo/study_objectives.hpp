@@ -58,5 +58,8 @@ std::vector<ConstraintSpec> parse_constraints(ConfigSection& top);
 std::vector<double> constraint_values(const FrozenTrial& trial);
 // True when every constraint value is <= 0 (a trial without any is feasible).
 bool is_feasible(const FrozenTrial& trial);
+// True when any trial has constraint values: a constrained study, whose
+// infeasible trials Optuna leaves out of best_trial and best_trials.
+bool has_constraints(const std::vector<FrozenTrial>& trials);
 
 }  // namespace bfhpo::hpo

@@ -52,6 +52,8 @@ struct StudySpec {
 
   Directions directions() const;
   bool multi_objective() const { return objectives.size() > 1; }
+  // The study file names its objectives' metrics ("objectives"), rather than one unnamed objective.
+  bool named_objectives() const { return !objectives.front().metric.empty(); }
   bool has_simulator() const { return document.contains("simulator"); }
   // The verbs that propose trials (optimize, ask, enqueue) need a search
   // space; a study without one trains one configuration (`bfhpo train`).

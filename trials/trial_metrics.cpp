@@ -26,7 +26,7 @@ void check_trial_metrics(const hpo::StudySpec& spec) {
                             closest_name(metric, names) + "'?)",
                         "name one of " + all);
   };
-  if (spec.document.contains("objectives"))
+  if (spec.named_objectives())
     for (std::size_t i = 0; i < spec.objectives.size(); ++i)
       check(spec.objectives[i].metric, "objectives[" + std::to_string(i) + "].metric");
   for (std::size_t i = 0; i < spec.constraints.size(); ++i)
@@ -34,7 +34,7 @@ void check_trial_metrics(const hpo::StudySpec& spec) {
 }
 
 std::vector<std::string> objective_names(const hpo::StudySpec& spec, const StudySettings& settings) {
-  if (!spec.document.contains("objectives")) return {settings.objective.name()};
+  if (!spec.named_objectives()) return {settings.objective.name()};
   std::vector<std::string> names;
   for (const auto& objective : spec.objectives) names.push_back(objective.metric);
   return names;
@@ -48,7 +48,7 @@ std::optional<std::vector<double>> objective_values(const hpo::StudySpec& spec, 
     return found->second;
   };
   std::vector<double> values;
-  if (!spec.document.contains("objectives")) {
+  if (!spec.named_objectives()) {
     const auto nll = metric("val_nll");
     const auto calibration = metric("calibration_error");
     if (!nll || !calibration) return std::nullopt;
