@@ -21,7 +21,6 @@
 namespace bfhpo::memory {
 namespace {
 
-constexpr double kBytesPerMb = 1024.0 * 1024.0;
 
 [[noreturn]] void unsupported(const torch::Device& device) {
   throw std::invalid_argument("bfhpo memory meter: unsupported device " + device.str() +

@@ -15,6 +15,8 @@
 
 namespace bfhpo::memory {
 
+constexpr double kBytesPerMb = 1024.0 * 1024.0;
+
 struct MemorySnapshot {
   int64_t current_bytes = 0;   // bytes held by live tensors
   int64_t peak_bytes = 0;      // most current_bytes since the last reset_peak

@@ -198,7 +198,6 @@ std::string percent(double share) {
   return out.str();
 }
 
-constexpr double kMb = 1024.0 * 1024.0;
 
 // Bytes held at most per draw of one item (a flow row), every term in the
 // order infer_posterior allocates it:
@@ -332,7 +331,7 @@ ResponseFormat response_format(const TrainedModel& model) {
 double inference_memory_mb(const TrainedModel& model, int64_t persons, int64_t items, int64_t draws,
                            size_t longest_item_name) {
   const double rows = static_cast<double>(items) * static_cast<double>(draws);
-  return summary_mb(model.config, persons, items) + rows * bytes_per_draw(model.config, longest_item_name) / kMb;
+  return summary_mb(model.config, persons, items) + rows * bytes_per_draw(model.config, longest_item_name) / memory::kBytesPerMb;
 }
 
 double default_inference_budget_mb() {

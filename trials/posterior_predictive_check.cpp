@@ -1,6 +1,8 @@
 #include "trials/posterior_predictive_check.hpp"
 
 #include "common/csv_field.hpp"
+#include "common/json_number.hpp"
+#include "common/number_format.hpp"
 #include "common/user_error.hpp"
 #include "models/simulators/seed_mix.hpp"
 
@@ -100,13 +102,7 @@ torch::Tensor replicate(const models::ItemResponseModel& model, const torch::Ten
   return (u.unsqueeze(-1) < exceed).sum(-1).to(torch::kFloat32) * mask;
 }
 
-std::string number_text(double value) {
-  std::ostringstream out;
-  out << std::setprecision(3) << value;
-  return out.str();
-}
 
-json number_or_null(double value) { return std::isnan(value) ? json(nullptr) : json(value); }
 
 }  // namespace
 
@@ -119,7 +115,7 @@ void check_options_valid(const PredictiveCheckOptions& options, int64_t statisti
   const double smallest = 2.0 / static_cast<double>(options.replications + 1);
   if (level <= smallest)
     throw UserError(what + ": with " + std::to_string(options.replications) + " replications no tail probability " +
-                    "falls below alpha / " + std::to_string(statistics_per_item) + " = " + number_text(level) +
+                    "falls below alpha / " + std::to_string(statistics_per_item) + " = " + format_number(level, 3) +
                     ", so no item could be flagged. Fix: give at least " +
                     std::to_string(static_cast<int64_t>(std::ceil(2.0 / level))) + " replications, or a larger alpha");
 }
@@ -244,11 +240,11 @@ std::vector<std::string> PredictiveCheck::warnings() const {
   for (const auto& item : items) {
     if (!item.misfit) continue;
     const auto& s = item.worst();
-    lines.push_back("model check: item '" + item.item + "' misfits: " + s.statistic + " " + number_text(s.observed) +
-                    " observed, " + number_text(s.replicated_mean) + " replicated (95% of replications in " +
-                    number_text(s.replicated_q025) + " to " + number_text(s.replicated_q975) +
-                    "), tail probability " + number_text(s.tail_probability) + " < " +
-                    number_text(per_statistic_level));
+    lines.push_back("model check: item '" + item.item + "' misfits: " + s.statistic + " " + format_number(s.observed, 3) +
+                    " observed, " + format_number(s.replicated_mean, 3) + " replicated (95% of replications in " +
+                    format_number(s.replicated_q025, 3) + " to " + format_number(s.replicated_q975, 3) +
+                    "), tail probability " + format_number(s.tail_probability, 3) + " < " +
+                    format_number(per_statistic_level, 3));
   }
   return lines;
 }

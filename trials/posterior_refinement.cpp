@@ -1,5 +1,7 @@
 #include "trials/posterior_refinement.hpp"
 
+#include "common/json_number.hpp"
+#include "common/number_format.hpp"
 #include "common/user_error.hpp"
 #include "models/simulators/seed_mix.hpp"
 #include "trials/chain_diagnostics.hpp"
@@ -23,7 +25,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kNotComputed = std::numeric_limits<double>::quiet_NaN();
 // Stan's convergence criteria, which the reference meets.
 constexpr double kMaxRhat = 1.01;
 constexpr double kMinEss = 400.0;
@@ -265,17 +267,11 @@ void apply_mcmc(Refinement& out, const models::ItemResponseModel& model, const M
   const auto pooled_draws = chain_draws.reshape({pooled, items, d}).index_select(0, pick);  // [n, J, D]
   out.posterior = amortized;
   out.posterior.draws = pooled_draws.transpose(0, 1).to(torch::kFloat32).contiguous();
-  out.posterior.log_prob = torch::full({items, n_draws}, kNaN, torch::kFloat32);
+  out.posterior.log_prob = torch::full({items, n_draws}, kNotComputed, torch::kFloat32);
   out.method = "mcmc";
 }
 
-json number_or_null(double value) { return std::isfinite(value) ? json(value) : json(nullptr); }
 
-std::string number_text(double value) {
-  std::ostringstream out;
-  out << std::setprecision(3) << value;
-  return out.str();
-}
 
 }  // namespace
 
@@ -294,7 +290,7 @@ Refinement refine_posterior(const models::ItemResponseModel& model, const Respon
   const auto start = std::chrono::steady_clock::now();
   const MarginalLikelihood likelihood(model, data);
   Refinement out;
-  out.pareto_k = out.importance_ess = out.max_rhat = out.min_ess = out.acceptance = kNaN;
+  out.pareto_k = out.importance_ess = out.max_rhat = out.min_ess = out.acceptance = kNotComputed;
   if (options.method != "mcmc") apply_importance(out, model, likelihood, amortized, options.seed);
   if (options.method == "mcmc" || (options.method == "auto" && !out.importance_reliable))
     apply_mcmc(out, model, likelihood, amortized, options);
@@ -315,11 +311,11 @@ json Refinement::to_json() const {
 
 std::optional<std::string> Refinement::warning() const {
   if (method == "amortized")
-    return "the amortized posterior is far from the exact one on these data (Pareto k-hat " + number_text(pareto_k) +
+    return "the amortized posterior is far from the exact one on these data (Pareto k-hat " + format_number(pareto_k, 3) +
            " > 0.7) and importance sampling cannot correct it. Fix: --refine mcmc (or auto)";
   if (method == "mcmc" && (max_rhat > kMaxRhat || min_ess < kMinEss))
-    return "the refinement's chains have not converged (largest R-hat " + number_text(max_rhat) +
-           ", smallest ESS " + number_text(min_ess) + "; R-hat <= 1.01 and ESS >= 400 wanted). Fix: more "
+    return "the refinement's chains have not converged (largest R-hat " + format_number(max_rhat, 3) +
+           ", smallest ESS " + format_number(min_ess, 3) + "; R-hat <= 1.01 and ESS >= 400 wanted). Fix: more "
            "--refine-sweeps and --refine-warmup";
   return std::nullopt;
 }

@@ -10,7 +10,6 @@
 namespace bfhpo::trials {
 namespace {
 
-constexpr double kMb = 1024.0 * 1024.0;
 
 std::vector<models::MemoryConfig> grid(const ProbeOptions& options, const memory::StepShape& shape) {
   std::vector<models::MemoryConfig> points{models::MemoryConfig{}};
@@ -74,7 +73,7 @@ MemoryProbeReport probe_memory_config(models::ContinuousApproximatorImpl& approx
       point.error = std::string(error.what()).substr(0, std::string(error.what()).find('\n'));
     }
     point.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    point.peak_mb = static_cast<double>(meter.snapshot().peak_bytes - before) / kMb;
+    point.peak_mb = static_cast<double>(meter.snapshot().peak_bytes - before) / memory::kBytesPerMb;
     report.points.push_back(point);
     if (point.fits && !report.chosen) report.chosen = config;
     if (point.fits && options.early_stop) break;

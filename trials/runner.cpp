@@ -31,7 +31,6 @@
 namespace bfhpo::trials {
 namespace {
 
-constexpr double kMb = 1024.0 * 1024.0;
 constexpr double kHeartbeatEvery_s = 10.0;
 
 // Thrown from a training callback when the run is interrupted.
@@ -208,7 +207,7 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
   memory::MemoryMeter meter(context.device);
   const int64_t baseline = meter.snapshot().current_bytes;
   meter.reset_peak();
-  const auto measured_peak_mb = [&] { return static_cast<double>(meter.snapshot().peak_bytes - baseline) / kMb; };
+  const auto measured_peak_mb = [&] { return static_cast<double>(meter.snapshot().peak_bytes - baseline) / memory::kBytesPerMb; };
   const MemorySettings& memory_settings = context.settings.memory;
   const GateDecision gate = memory_gate(config, memory_settings.gate ? context.budget_mb : std::nullopt,
                                         context.profile, memory_settings.oom_retry.ladder);
@@ -229,7 +228,7 @@ TrialOutcome run_stages(hpo::Study& study, const hpo::AskedTrial& asked, const S
 
   std::optional<memory::CpuMemoryBudget> cpu_budget;
   if (context.device.is_cpu() && context.budget_mb)
-    cpu_budget.emplace(static_cast<int64_t>(*context.budget_mb * kMb) + baseline);
+    cpu_budget.emplace(static_cast<int64_t>(*context.budget_mb * memory::kBytesPerMb) + baseline);
 
   // What `bfhpo train` needs to reproduce this run (trials/reproduction.hpp).
   config.training.seed = trial_seed(config.training.seed, asked.number);
