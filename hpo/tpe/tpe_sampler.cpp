@@ -193,7 +193,9 @@ Proposal TpeSampler::sample(const SampleRequest& request) {
   const int n_startup = multi_objective ? options_.n_startup_trials : tpe_startup_count(options_);
   if (finished < n_startup) {
     Proposal p;
-    if (options_.startup == StartupDesign::LatinHypercube) {
+    const StartupDesign design =
+        options_.startup.value_or(multi_objective ? StartupDesign::Random : StartupDesign::LatinHypercube);
+    if (design == StartupDesign::LatinHypercube) {
       p.params = latin_hypercube_point(request.space, n_startup, request.study_seed,
                                        request.trial_number, rng);
       p.note = "startup latin hypercube";

@@ -19,7 +19,10 @@
 // below trials weigh their hypervolume contribution among the below trials
 // (BelowWeights::Improvement; Optuna 5: equal weights); and the startup
 // trials are not cut for a small budget (a 50-trial study of DTLZ2 lost
-// with 5). With `group`, the
+// with 5) and are uniform draws, as Optuna's (a Latin hypercube, the
+// default with one objective, lost on the mixed integer/categorical
+// problem: 0.997 of Optuna's hypervolume at 50 trials, 1.000 uniform). With
+// `group`, the
 // space is decomposed into groups of parameters that exist together (same
 // `when` condition), each with its own multivariate estimator; the
 // candidates compete on the unconditional group's score, and a conditional
@@ -84,6 +87,8 @@
 #include "hpo/sampler.hpp"
 #include "hpo/tpe/parzen_estimator.hpp"
 
+#include <optional>
+
 namespace bfhpo::hpo {
 
 enum class StartupDesign { LatinHypercube, Random };
@@ -97,7 +102,8 @@ struct TpeOptions {
   bool budget_aware = true;
   // The below group: the best ceil(gamma_share * n) finished trials, at most 25.
   double gamma_share = 0.15;
-  StartupDesign startup = StartupDesign::LatinHypercube;
+  // None: a Latin hypercube with one objective, uniform draws with several.
+  std::optional<StartupDesign> startup;
   bool bandwidth_from_spread = true;  // and the clip and above width that go with it, see above
   BelowWeights below_weights = BelowWeights::Improvement;
   int n_ei_candidates = 24;

@@ -498,23 +498,31 @@ TEST_CASE("the spread bandwidth is Optuna's for observations spread like a unifo
         tpe::ParzenEstimator(dims, agreeing, weights, optuna).log_pdf(away)[0] - 0.5);
 }
 
-TEST_CASE("TPE's startup trials form a Latin hypercube by default, independent draws on request") {
+TEST_CASE("TPE's startup trials form a Latin hypercube with one objective, independent draws with several or on request") {
   SearchSpace space = plane();
-  auto x_tenths = [&](const TpeOptions& options) {
+  auto x_tenths = [&](const TpeOptions& options, const Directions& directions) {
     TpeSampler tpe(options);
     std::vector<FrozenTrial> trials;
     std::set<int> tenths;
     for (int i = 0; i < 10; ++i) {
-      Params p = tpe.sample({space, trials, {StudyDirection::Minimize}, 4, i, {}}).params;
+      Params p = tpe.sample({space, trials, directions, 4, i, {}}).params;
       tenths.insert(static_cast<int>(std::floor(p.at("x") + 5)));
-      trials.push_back(finished(space, i, p, sphere(p)));
+      FrozenTrial t = finished(space, i, p, sphere(p));
+      t.values.resize(directions.size(), sphere(p));
+      trials.push_back(t);
     }
     return tenths.size();
   };
-  CHECK(x_tenths(TpeOptions{}) == 10);
-  TpeOptions random;
+  const Directions one{StudyDirection::Minimize};
+  const Directions two{StudyDirection::Minimize, StudyDirection::Minimize};
+  TpeOptions random, hypercube;
   random.startup = StartupDesign::Random;
-  CHECK(x_tenths(random) < 10);  // 10 uniform draws fill all 10 tenths with probability 10!/10^10 = 0.04%
+  hypercube.startup = StartupDesign::LatinHypercube;
+  CHECK(x_tenths(TpeOptions{}, one) == 10);
+  CHECK(x_tenths(hypercube, two) == 10);
+  // 10 uniform draws fill all 10 tenths with probability 10!/10^10 = 0.04%.
+  CHECK(x_tenths(random, one) < 10);
+  CHECK(x_tenths(TpeOptions{}, two) < 10);
 }
 
 TEST_CASE("startup trials sample the prior unvetoed, TPE's candidates are vetoed") {
