@@ -14,17 +14,34 @@ bool better_or_equal(double a, double b, StudyDirection direction) {
   return direction == StudyDirection::Minimize ? a <= b : a >= b;
 }
 
-double median(std::vector<double> values) {
+// The p-th percentile, linear between the ranks as numpy.percentile.
+double percentile(std::vector<double> values, double p) {
   std::sort(values.begin(), values.end());
-  std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+  const double rank = p / 100.0 * static_cast<double>(values.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(rank));
+  const std::size_t above = std::min(below + 1, values.size() - 1);
+  return values[below] + (rank - static_cast<double>(below)) * (values[above] - values[below]);
+}
+
+// "the median", "the 75th percentile".
+std::string percentile_name(double p) {
+  if (p == 50.0) return "the median";
+  const std::string number = format_number(p);
+  const bool teen = std::fmod(p, 100.0) >= 11 && std::fmod(p, 100.0) <= 13;
+  const char last = number.back();
+  const char* suffix = teen || number.find('.') != std::string::npos ? "th"
+                       : last == '1'                                 ? "st"
+                       : last == '2'                                 ? "nd"
+                       : last == '3'                                 ? "rd"
+                                                                     : "th";
+  return "the " + number + suffix + " percentile";
 }
 
 std::string rung_key(int rung) { return "completed_rung_" + std::to_string(rung); }
 
 }  // namespace
 
-PruneDecision MedianPruner::decide(const FrozenTrial& trial, const std::vector<FrozenTrial>& trials,
+PruneDecision PercentilePruner::decide(const FrozenTrial& trial, const std::vector<FrozenTrial>& trials,
                                    StudyDirection direction) const {
   if (trial.intermediate_values.empty()) return {};
   const int step = trial.intermediate_values.rbegin()->first;
@@ -55,11 +72,12 @@ PruneDecision MedianPruner::decide(const FrozenTrial& trial, const std::vector<F
     decision.explanation = "step " + std::to_string(step) + ": every reported value is NaN";
     return decision;
   }
-  const double threshold = median(at_step);
+  const double p = direction == StudyDirection::Minimize ? options_.percentile : 100.0 - options_.percentile;
+  const double threshold = percentile(at_step, p);
   decision.prune = !better_or_equal(best, threshold, direction);
   if (decision.prune)
     decision.explanation = "step " + std::to_string(step) + ": best value " + format_number(best) +
-                           " is worse than the median " + format_number(threshold) + " of " +
+                           " is worse than " + percentile_name(options_.percentile) + " " + format_number(threshold) + " of " +
                            std::to_string(at_step.size()) + " completed trials at that step";
   return decision;
 }
@@ -118,14 +136,20 @@ std::unique_ptr<Pruner> make_pruner(const nlohmann::json& section_json, const st
     if (const auto n = section.int32(key, minimum)) field = *n;
   };
   std::unique_ptr<Pruner> pruner;
-  const std::string type = section.choice("type", {"none", "median", "successive_halving"}).value_or("none");
-  if (type == "median") {
-    MedianPrunerOptions o;
+  const std::string type = section.choice("type", {"none", "median", "percentile", "successive_halving"}).value_or("none");
+  if (type == "median" || type == "percentile") {
+    PercentilePrunerOptions o;
+    if (type == "percentile") {
+      o.percentile = section.number("percentile").value_or(75.0);
+      if (o.percentile <= 0.0 || o.percentile >= 100.0)
+        section.check(ConfigProblem{"percentile", "must lie between 0 and 100, exclusive",
+                                    "give e.g. 75 to stop only the worst quarter of the trials at a step"});
+    }
     set("n_startup_trials", o.n_startup_trials, 0);
     set("n_warmup_steps", o.n_warmup_steps, 0);
     set("interval_steps", o.interval_steps, 1);
     set("n_min_trials", o.n_min_trials, 1);
-    pruner = std::make_unique<MedianPruner>(o);
+    pruner = std::make_unique<PercentilePruner>(o);
   } else if (type == "successive_halving") {
     SuccessiveHalvingOptions o;
     set("min_resource", o.min_resource, 1);

@@ -1,6 +1,6 @@
 // Pruners decide, after a trial reports an intermediate value, whether it
-// should stop early. Semantics follow Optuna's MedianPruner and
-// SuccessiveHalvingPruner. A pruner may ask for trial system attributes to be
+// should stop early. Semantics follow Optuna's PercentilePruner (MedianPruner
+// is its 50th percentile) and SuccessiveHalvingPruner. A pruner may ask for trial system attributes to be
 // recorded (successive halving records the rungs a trial passed), so every
 // worker sharing the journal sees the same rungs.
 #pragma once
@@ -34,7 +34,11 @@ class Pruner {
                                StudyDirection direction) const = 0;
 };
 
-struct MedianPrunerOptions {
+struct PercentilePrunerOptions {
+  // Prune what is worse than this percentile of the completed trials (the
+  // share of them a pruned trial is worse than): 50 is Optuna's
+  // MedianPruner, 75 stops only the worst quarter at each step.
+  double percentile = 50.0;
   int n_startup_trials = 5;  // no pruning until this many trials completed
   int n_warmup_steps = 0;    // no pruning before this step
   int interval_steps = 1;    // only decide at every k-th step after the warm-up
@@ -42,15 +46,17 @@ struct MedianPrunerOptions {
 };
 
 // Prunes when the trial's best intermediate value so far is worse than the
-// median of the completed trials' values at the same step.
-class MedianPruner : public Pruner {
+// percentile of the completed trials' values at the same step (linear
+// interpolation between ranks, as numpy's and so Optuna's; for a maximized
+// objective the mirrored percentile, 100 - p).
+class PercentilePruner : public Pruner {
  public:
-  explicit MedianPruner(MedianPrunerOptions options = {}) : options_(options) {}
+  explicit PercentilePruner(PercentilePrunerOptions options = {}) : options_(options) {}
   PruneDecision decide(const FrozenTrial& trial, const std::vector<FrozenTrial>& trials,
                        StudyDirection direction) const override;
 
  private:
-  MedianPrunerOptions options_;
+  PercentilePrunerOptions options_;
 };
 
 struct SuccessiveHalvingOptions {
@@ -74,7 +80,7 @@ class SuccessiveHalvingPruner : public Pruner {
   SuccessiveHalvingOptions options_;
 };
 
-// From a study's "pruner" section ({"type": "none"|"median"|"successive_halving", ...});
+// From a study's "pruner" section ({"type": "none"|"median"|"percentile"|"successive_halving", ...});
 // nullptr for "none". Throws UserError naming `source` on a bad option.
 std::unique_ptr<Pruner> make_pruner(const nlohmann::json& section, const std::string& source);
 
