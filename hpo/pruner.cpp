@@ -42,7 +42,7 @@ std::string rung_key(int rung) { return "completed_rung_" + std::to_string(rung)
 }  // namespace
 
 PruneDecision PercentilePruner::decide(const FrozenTrial& trial, const std::vector<FrozenTrial>& trials,
-                                   StudyDirection direction) const {
+                                       StudyDirection direction) const {
   if (trial.intermediate_values.empty()) return {};
   const int step = trial.intermediate_values.rbegin()->first;
   std::vector<double> at_step;
@@ -77,8 +77,9 @@ PruneDecision PercentilePruner::decide(const FrozenTrial& trial, const std::vect
   decision.prune = !better_or_equal(best, threshold, direction);
   if (decision.prune)
     decision.explanation = "step " + std::to_string(step) + ": best value " + format_number(best) +
-                           " is worse than " + percentile_name(options_.percentile) + " " + format_number(threshold) + " of " +
-                           std::to_string(at_step.size()) + " completed trials at that step";
+                           " is worse than " + percentile_name(options_.percentile) + " " +
+                           format_number(threshold) + " of " + std::to_string(at_step.size()) +
+                           " completed trials at that step";
   return decision;
 }
 
@@ -136,7 +137,8 @@ std::unique_ptr<Pruner> make_pruner(const nlohmann::json& section_json, const st
     if (const auto n = section.int32(key, minimum)) field = *n;
   };
   std::unique_ptr<Pruner> pruner;
-  const std::string type = section.choice("type", {"none", "median", "percentile", "successive_halving"}).value_or("none");
+  const std::string type =
+      section.choice("type", {"none", "median", "percentile", "successive_halving"}).value_or("none");
   if (type == "median" || type == "percentile") {
     PercentilePrunerOptions o;
     if (type == "percentile") {

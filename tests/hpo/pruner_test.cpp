@@ -78,7 +78,7 @@ TEST_CASE("successive halving promotes the top 1/eta of a rung and records the r
 TEST_CASE("a prune names the trial's value and the threshold it failed; a kept trial has no explanation") {
   auto trials = completed_curves(5);  // step-1 values 0.5 1.5 2.5 3.5 4.5: median 2.5
   const auto pruned = PercentilePruner().decide(trial_with(9, TrialState::Running, {9.0, 2.6}), trials,
-                                            StudyDirection::Minimize);
+                                                StudyDirection::Minimize);
   REQUIRE(pruned.prune);
   CHECK_THAT(pruned.explanation, Catch::Contains("step 1") && Catch::Contains("best value 2.6") &&
                                      Catch::Contains("median 2.5") && Catch::Contains("of 5 completed trials"));

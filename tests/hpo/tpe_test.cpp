@@ -498,7 +498,7 @@ TEST_CASE("the spread bandwidth is Optuna's for observations spread like a unifo
         tpe::ParzenEstimator(dims, agreeing, weights, optuna).log_pdf(away)[0] - 0.5);
 }
 
-TEST_CASE("TPE's startup trials form a Latin hypercube with one objective, independent draws with several or on request") {
+TEST_CASE("TPE's startup trials: a Latin hypercube with one objective, uniform draws with several or on request") {
   SearchSpace space = plane();
   auto x_tenths = [&](const TpeOptions& options, const Directions& directions) {
     TpeSampler tpe(options);
