@@ -115,7 +115,7 @@ std::vector<Config> configurations() {
   add("relu dropout=0.1 chunk=5 ckpt", [](auto& a, auto&) {
     a.summary.activation = Activation::relu;
     a.summary.dropout = 0.1;
-    a.memory = {5, true};
+    a.memory = {5, true, std::nullopt};
   });
   add("heads=8 J=60 summary_dim=64", [](auto& a, auto& s) {
     a.summary.attention_heads = 8;
@@ -125,7 +125,7 @@ std::vector<Config> configurations() {
   add("B=16 P=250 J=50 chunk=10 ckpt", [](auto& a, auto& s) {
     a.summary.cell_mlp_width = 64;
     a.summary.embed_dim = 64;
-    a.memory = {10, true};
+    a.memory = {10, true, std::nullopt};
     s = {16, 50, 250};
   });
   for (int64_t d : {1, 8}) add("flow_depth=" + std::to_string(d), [d](auto& a, auto&) { a.flow.depth = d; });
@@ -134,16 +134,16 @@ std::vector<Config> configurations() {
   for (int64_t c : {1, 5, 7}) {
     add("chunk=" + std::to_string(c), [c](auto& a, auto&) { a.memory.item_chunk_size = c; });
     add("chunk=" + std::to_string(c) + " ckpt",
-        [c](auto& a, auto&) { a.memory = {c, true}; });
+        [c](auto& a, auto&) { a.memory = {c, true, std::nullopt}; });
   }
   add("ckpt unchunked", [](auto& a, auto&) { a.memory.gradient_checkpointing = true; });
-  add("chunk=10 ckpt J=60 P=300", [](auto& a, auto& s) { a.memory = {10, true}; s.n_items = 60; s.n_persons = 300; });
+  add("chunk=10 ckpt J=60 P=300", [](auto& a, auto& s) { a.memory = {10, true, std::nullopt}; s.n_items = 60; s.n_persons = 300; });
   add("chunk=10 J=60 P=300", [](auto& a, auto& s) { a.memory.item_chunk_size = 10; s.n_items = 60; s.n_persons = 300; });
   add("persons=25", [](auto& a, auto&) { a.memory.person_chunk_size = 25; });
   add("chunk=5 persons=30 ckpt", [](auto& a, auto&) { a.memory = {5, true, 30}; });
   // Issue 29's real-data shape, 2,000 persons x 50 items: whole, chunked, and chunked over persons too.
   for (const auto& [name, memory] : std::vector<std::pair<std::string, bfhpo::models::MemoryConfig>>{
-           {"", {}}, {" chunk=10 ckpt", {10, true}}, {" chunk=1 ckpt", {1, true}},
+           {"", {}}, {" chunk=10 ckpt", {10, true, std::nullopt}}, {" chunk=1 ckpt", {1, true, std::nullopt}},
            {" chunk=1 persons=256 ckpt", {1, true, 256}}, {" chunk=5 persons=500", {5, false, 500}}})
     add("B=16 P=2000 J=50" + name, [memory = memory](auto& a, auto& s) { a.memory = memory; s = {16, 50, 2000}; });
   const auto calibrated = [&](const std::string& name, int64_t n, int64_t k, const std::function<void(ApproximatorSpec&, StepShape&)>& more) {
@@ -160,7 +160,7 @@ std::vector<Config> configurations() {
   calibrated("", 100, 100, none);
   calibrated("", 200, 10, none);
   calibrated("", 200, 50, none);
-  calibrated(" ckpt chunk=5", 100, 25, [](auto& a, auto&) { a.memory = {5, true}; });
+  calibrated(" ckpt chunk=5", 100, 25, [](auto& a, auto&) { a.memory = {5, true, std::nullopt}; });
   calibrated(" B=16 subnet=128", 50, 10, [](auto& a, auto& s) { s.batch_size = 16; a.flow.subnet_width = 128; });
   calibrated(" P=30", 100, 20, [](auto&, auto& s) { s.n_persons = 30; });
   calibrated(" flow_depth=6", 60, 15, [](auto& a, auto&) { a.flow.depth = 6; });
@@ -177,7 +177,7 @@ std::vector<Config> configurations() {
     c.spec.n_categories = irt->n_categories();
   };
   model("rasch", "rasch", 2, 0.0, none);
-  model("rasch J=40 chunk=5 ckpt", "rasch", 2, 0.0, [](auto& a, auto& s) { a.memory = {5, true}; s.n_items = 40; });
+  model("rasch J=40 chunk=5 ckpt", "rasch", 2, 0.0, [](auto& a, auto& s) { a.memory = {5, true, std::nullopt}; s.n_items = 40; });
   model("3pl", "3pl", 2, 0.0, none);
   model("3pl cal n=100 k=25", "3pl", 2, 0.0, [](auto& a, auto&) {
     a.calibration.enabled = true;
@@ -187,7 +187,7 @@ std::vector<Config> configurations() {
   model("grm K=3", "grm", 3, 0.0, none);
   model("grm K=5", "grm", 5, 0.0, none);
   model("grm K=7 P=300", "grm", 7, 0.0, [](auto&, auto& s) { s.n_persons = 300; });
-  model("grm K=5 chunk=5 ckpt", "grm", 5, 0.0, [](auto& a, auto&) { a.memory = {5, true}; });
+  model("grm K=5 chunk=5 ckpt", "grm", 5, 0.0, [](auto& a, auto&) { a.memory = {5, true, std::nullopt}; });
   model("2pl missing=0.3", "2pl", 2, 0.3, none);
   model("grm K=5 missing=0.2 B=16", "grm", 5, 0.2, [](auto&, auto& s) { s.batch_size = 16; });
   return configs;
@@ -205,8 +205,8 @@ std::vector<Config> gpu_configurations() {
     configs.push_back(c);
   };
   for (int64_t b : {32, 64, 128, 256}) add("gpu B=" + std::to_string(b) + " J=50 P=500", b, {});
-  for (int64_t b : {64, 256}) add("gpu B=" + std::to_string(b) + " chunk=10 ckpt", b, {10, true});
-  add("gpu B=256 chunk=2 ckpt", 256, {2, true});
+  for (int64_t b : {64, 256}) add("gpu B=" + std::to_string(b) + " chunk=10 ckpt", b, {10, true, std::nullopt});
+  add("gpu B=256 chunk=2 ckpt", 256, {2, true, std::nullopt});
   return configs;
 }
 

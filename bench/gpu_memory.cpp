@@ -113,7 +113,7 @@ int64_t step_peak(MemoryConfig memory, const torch::Device& device) {
 
 nlohmann::json oom_ladder(const torch::Device& device) {
   const int64_t full = step_peak({}, device);
-  const int64_t cheap = step_peak({2, true}, device);
+  const int64_t cheap = step_peak({2, true, std::nullopt}, device);
   mem::safe_empty_cache();
   mem::MemoryMeter meter(device);
   auto trainer = ladder_trainer({}, 2, 4, device);

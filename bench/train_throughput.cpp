@@ -199,7 +199,7 @@ int main(int argc, char** argv) {
         const Setting setting{calibrated, chunk, checkpointing};
         models::ApproximatorSpec spec;
         spec.calibration.enabled = calibrated;
-        spec.memory = {chunk, checkpointing};
+        spec.memory = {chunk, checkpointing, std::nullopt};
         torch::manual_seed(0);
         trials::Trainer trainer(models::make_approximator(spec, 0), simulator_spec, options, torch::kCPU);
         trainer.train_step();  // warm-up: allocator, actnorm initialisation

@@ -79,8 +79,8 @@ TEST_CASE("Estimate agrees with the measured peak of a training step within 15%"
   const StepShape shape{4, 12, 40};
   ApproximatorSpec spec = small_spec();
   SECTION("unchunked") {}
-  SECTION("chunked, no checkpointing") { spec.memory = {3, false}; }
-  SECTION("chunked with checkpointing") { spec.memory = {3, true}; }
+  SECTION("chunked, no checkpointing") { spec.memory = {3, false, std::nullopt}; }
+  SECTION("chunked with checkpointing") { spec.memory = {3, true, std::nullopt}; }
   SECTION("person chunks, no checkpointing") { spec.memory = {std::nullopt, false, 16}; }
   SECTION("item and person chunks with checkpointing") { spec.memory = {3, true, 13}; }
   SECTION("calibrated") {
@@ -102,7 +102,7 @@ TEST_CASE("Where persons are what does not fit, person chunks lower the peak, es
   ApproximatorSpec spec = small_spec();
   spec.summary.cell_mlp_width = 192;
   spec.summary.cell_mlp_depth = 3;
-  spec.memory = {1, true};
+  spec.memory = {1, true, std::nullopt};
   const double item_chunked_estimate = estimate_mb(spec, shape);
   const double item_chunked = measure_training_step(spec, shape).peak_mb;
   spec.memory.person_chunk_size = 100;
@@ -130,7 +130,7 @@ TEST_CASE("Estimate agrees with the measured peak within 15% for every IRT model
     const auto simulator = bfhpo::models::make_item_response_model(bfhpo::test::simulator_at({}, c.model, c.categories));
     spec.param_dim = simulator->param_dim();
     spec.n_categories = simulator->n_categories();
-    if (c.checkpointed) spec.memory = {3, true};
+    if (c.checkpointed) spec.memory = {3, true, std::nullopt};
     const double estimated = estimate_mb(spec, shape);
     const double measured = measure_training_step(spec, shape, c.model, c.categories).peak_mb;
     INFO("estimated " << estimated << " MB, measured " << measured << " MB");
@@ -209,13 +209,13 @@ TEST_CASE("Issue acceptance: at J = 50 item chunking with checkpointing lowers t
   ApproximatorSpec spec = small_spec();
   const StepShape shape{2, 50, 40};
   const MeasuredStep plain = measure_training_step(spec, shape);
-  spec.memory = {5, true};
+  spec.memory = {5, true, std::nullopt};
   const MeasuredStep checkpointed = measure_training_step(spec, shape);
   INFO("unchunked " << plain.peak_mb << " MB, chunk 5 checkpointed " << checkpointed.peak_mb << " MB");
   CHECK(checkpointed.peak_mb <= 0.6 * plain.peak_mb);
   // The estimate sees it too; chunking alone keeps every chunk's activations.
   const double checkpointed_estimate = estimate_mb(spec, shape);
-  spec.memory = {5, false};
+  spec.memory = {5, false, std::nullopt};
   const double chunked_estimate = estimate_mb(spec, shape);
   spec.memory = {};
   const double plain_estimate = estimate_mb(spec, shape);

@@ -210,6 +210,6 @@ TEST_CASE("SummaryNetwork: checkpointing keeps gradients with dropout in trainin
 TEST_CASE("SummaryNetwork rejects a non-positive item chunk", "[networks]") {
   SummaryNetwork net(tiny_spec());
   REQUIRE_THROWS_AS(set_summary_memory_config(net, 0, true), std::invalid_argument);
-  REQUIRE_THROWS_AS(SummaryNetwork(tiny_spec(), MemoryConfig{-2, false}), std::invalid_argument);
+  REQUIRE_THROWS_AS(SummaryNetwork(tiny_spec(), MemoryConfig{-2, false, std::nullopt}), std::invalid_argument);
   REQUIRE_THROWS_AS(SummaryNetwork(tiny_spec(), MemoryConfig{std::nullopt, true, 0}), std::invalid_argument);
 }

@@ -29,7 +29,7 @@ int64_t step_peak(int64_t batch_size, models::MemoryConfig memory) {
 
 TEST_CASE("fit_with_oom_retry steps down the ladder under a real CPU budget and keeps learning", "[oom_retry]") {
   const int64_t full = step_peak(16, {});
-  const int64_t cheap = step_peak(4, {1, true});
+  const int64_t cheap = step_peak(4, {1, true, std::nullopt});
   REQUIRE(cheap < full);
   auto trainer = test::tiny_trainer(test::tiny_training(4, 8, 16));
   const int64_t baseline = memory::cpu_current_bytes();
