@@ -102,7 +102,7 @@ TEST_CASE("4 storages creating trials while finished + running < 40 create exact
       auto storage = open_postgres_storage(db.url(), StorageAccess::ReadWrite);
       while (auto id = storage->create_trial_if(study, room_below(40), {})) {
         created[w].push_back(*id);
-        storage->set_trial_state_values(*id, TrialState::Complete, {w});
+        storage->set_trial_state_values(*id, TrialState::Complete, {static_cast<double>(w)});
       }
     });
   for (auto& w : workers) w.join();
