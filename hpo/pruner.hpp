@@ -1,8 +1,9 @@
 // Pruners decide, after a trial reports an intermediate value, whether it
 // should stop early. Semantics follow Optuna's PercentilePruner (MedianPruner
-// is its 50th percentile) and SuccessiveHalvingPruner. A pruner may ask for trial system attributes to be
-// recorded (successive halving records the rungs a trial passed), so every
-// worker sharing the journal sees the same rungs.
+// is its 50th percentile) and SuccessiveHalvingPruner. A pruner may ask for
+// trial system attributes to be recorded (successive halving records the
+// rungs a trial passed), so every worker sharing the journal sees the same
+// rungs.
 #pragma once
 
 #include "hpo/frozen_trial.hpp"
