@@ -41,3 +41,10 @@ write_responses(keyed(spi[, items] - 1, psychTools::spi.keys$Neuro, 5), "spi_neu
 epir <- psychTools::epiR[psychTools::epiR$time == 1, ]
 write_responses(keyed(epir[, paste0("V", 1:57)] - 1, psychTools::epi.keys$N, 1), "epir_neuroticism")
 write_responses(keyed(psychTools::GERAS.items - 2, psychTools::GERAS.keys$M.cog, 4), "geras_mcog")
+# athenstaedt_f5.csv, athenstaedt_m5.csv: Athenstaedt's short femininity and
+# masculinity scales (gender-role self-concept), 5 items of a 7-point scale
+# each (coded 1..7, as 0..6), 576 persons: graded scales the GRM describes
+# (one factor: first / second eigenvalue of the polychoric correlations 6.3
+# and 5.0, largest residual correlation 0.08).
+write_responses(keyed(psychTools::Athenstaedt - 1, psychTools::Athenstaedt.keys$F5, 6), "athenstaedt_f5")
+write_responses(keyed(psychTools::Athenstaedt - 1, psychTools::Athenstaedt.keys$M5, 6), "athenstaedt_m5")

@@ -44,7 +44,8 @@ int run_init(const VerbArgs& args) {
   const auto data = trials::read_response_matrix(
       data_file, args.count("id-column") ? args["id-column"].as<std::string>() : "",
       trials::ResponseFormat{trials::kMostCategories, true});
-  const auto draft = trials::draft_study(trials::summarize_responses(data), model, data_file);
+  const auto summary = trials::summarize_responses(data);
+  const auto draft = trials::draft_study(summary, model, data_file, trials::estimate_log_a(data, summary, model, data_file));
   const std::string text = draft.study.dump(2) + "\n";
   std::ostream& said = out ? std::cout : std::cerr;
   for (const auto& choice : draft.choices) said << choice.what << ": " << choice.why << "\n";

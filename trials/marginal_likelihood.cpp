@@ -48,6 +48,10 @@ torch::Tensor MarginalLikelihood::log_table(const torch::Tensor& params) const {
   return table;
 }
 
+torch::Tensor MarginalLikelihood::differentiable_log_likelihood(const torch::Tensor& params) const {
+  return torch::logsumexp(log_table(params) + log_grid_weight_, 2).sum(1);
+}
+
 torch::Tensor MarginalLikelihood::log_likelihood(const torch::Tensor& params) const {
   torch::NoGradGuard no_grad;
   const int64_t sets = params.size(0);

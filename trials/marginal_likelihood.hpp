@@ -36,6 +36,8 @@ class MarginalLikelihood {
 
   // log p(y | params) for params [S, J, D]: [S], in chunks of sets whose tables hold at most 8 MB.
   torch::Tensor log_likelihood(const torch::Tensor& params) const;
+  // The same with autograd through params (one table of every set at once): for an optimiser of a few sets.
+  torch::Tensor differentiable_log_likelihood(const torch::Tensor& params) const;
 
   struct PersonGridTable {
     torch::Tensor scaled;     // [S, P, G]: prod_j p(y_pj | theta_g, params_j) / exp(log_scale_p)

@@ -2,6 +2,8 @@
 
 #include "common/number_format.hpp"
 #include "common/user_error.hpp"
+#include "models/simulators/item_response_model.hpp"
+#include "trials/item_estimates.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -38,7 +40,7 @@ std::string join(const std::vector<int64_t>& values) {
   return text;
 }
 
-std::string percent(double share) {
+std::string missing_percent(double share) {
   std::ostringstream out;
   out.precision(share < 0.1 ? 2 : 3);
   out << 100.0 * share << "%";
@@ -106,6 +108,33 @@ std::string minutes(double seconds) {
   return format_number(std::round(seconds / 360.0) / 10.0) + " h";
 }
 
+double round_tenth(double x) { return std::round(10.0 * x) / 10.0 + 0.0; }  // + 0.0: no "-0"
+
+// Centres `prior` on the estimates (see the header) and says why.
+template <typename Choose>
+void center_log_a_prior(const std::vector<double>& estimates, models::NormalPrior& prior, Choose&& choose) {
+  const auto n = static_cast<double>(estimates.size());
+  double mean = 0.0, squares = 0.0;
+  for (const double x : estimates) mean += x / n;
+  for (const double x : estimates) squares += (x - mean) * (x - mean);
+  const double spread = estimates.size() > 1 ? std::sqrt(squares / (n - 1.0)) : 0.0;
+  const auto [lowest, highest] = std::minmax_element(estimates.begin(), estimates.end());
+  const models::NormalPrior fallback = prior;
+  // Within a quarter of the default's sd its centre serves as well: the default stays.
+  if (std::abs(mean - fallback.mean) > 0.25 * fallback.sd) prior.mean = round_tenth(mean);
+  prior.sd = std::max(fallback.sd, std::ceil(10.0 * spread - 1e-9) / 10.0);
+  const std::string range = format_number(*lowest, 2) + " to " + format_number(*highest, 2);
+  const bool moved = prior.mean != fallback.mean || prior.sd != fallback.sd;
+  choose("priors log_a N(" + format_number(prior.mean) + ", " + format_number(prior.sd) + ")",
+         "the file's items have log a " + range + " (a " + format_number(std::exp(*lowest), 2) + " to " +
+             format_number(std::exp(*highest), 2) + ", each the mode of its posterior with the abilities " +
+             "integrated out); " +
+             (moved ? "training draws discriminations around them, not in the tail of the default N(" +
+                          format_number(fallback.mean) + ", " + format_number(fallback.sd) + ")"
+                    : "the default prior covers them") +
+             ". A reference fit (Stan) must use the same prior");
+}
+
 ordered_json search_space() {
   return {{"training.learning_rate", {{"type", "float"}, {"low", 2e-4}, {"high", 2e-3}, {"log", true}}},
           {"summary.cell_mlp_width", {{"type", "int"}, {"low", 32}, {"high", 128}, {"log", true}}},
@@ -153,6 +182,18 @@ ResponseSummary summarize_responses(const ResponseMatrix& data) {
   return summary;
 }
 
+std::vector<double> estimate_log_a(const ResponseMatrix& data, const ResponseSummary& summary, const std::string& model,
+                                   const std::filesystem::path& data_file) {
+  check_serves(summary, model, data_file.string());
+  models::SimulatorSpec spec;
+  spec.model = model;
+  if (model == "grm") spec.n_categories = static_cast<int64_t>(summary.categories.size());
+  const auto names = models::item_parameter_names(spec);
+  if (names.front() != "log_a") return {};
+  const auto estimates = estimate_item_parameters(*models::make_item_response_model(spec), data).select(1, 0).contiguous();
+  return {estimates.data_ptr<double>(), estimates.data_ptr<double>() + estimates.numel()};
+}
+
 int64_t training_steps(int64_t params_per_item) {
   return std::clamp<int64_t>(2500 * params_per_item, 4000, 15000);
 }
@@ -168,7 +209,8 @@ double expected_cpu_seconds(const models::SimulatorSpec& simulator, int64_t batc
   return per_step * static_cast<double>(steps);
 }
 
-StudyDraft draft_study(const ResponseSummary& data, const std::string& model, const std::filesystem::path& data_file) {
+StudyDraft draft_study(const ResponseSummary& data, const std::string& model, const std::filesystem::path& data_file,
+                       const std::vector<double>& log_a_estimates) {
   if (data.items.empty() || data.categories.empty())
     throw std::invalid_argument("draft_study: a summary without items or responses");
   const std::string file = data_file.string();
@@ -203,12 +245,14 @@ StudyDraft draft_study(const ResponseSummary& data, const std::string& model, co
     simulator.missing.low = floor_hundredth(0.5 * missing);
     simulator.missing.high = std::min(0.95, ceil_hundredth(std::max({1.5 * missing, missing + 0.05, largest})));
     choose("missing [" + format_number(simulator.missing.low) + ", " + format_number(simulator.missing.high) + "]",
-           percent(missing) + " of the cells are empty (at most " + percent(largest) +
+           missing_percent(missing) + " of the cells are empty (at most " + missing_percent(largest) +
                " of one item's); training masks a share drawn from this range, so the file's empty cells are "
                "read as missing");
   } else {
     choose("missing 0", "every cell holds a response");
   }
+
+  if (!log_a_estimates.empty()) center_log_a_prior(log_a_estimates, simulator.priors.log_a, choose);
 
   const int64_t params_per_item = static_cast<int64_t>(models::item_parameter_names(simulator).size());
   const int64_t steps = training_steps(params_per_item);

@@ -9,6 +9,12 @@
 //              found; the missing-rate range around the file's missing share
 //              and every item's (cells missing in the file are masked, as in
 //              training)
+//   priors     log a's normal prior centred on the file's items: the mean of
+//              their estimated log a (trials/item_estimates.hpp), to a tenth,
+//              where it lies over a quarter of the default's sd from the
+//              default's mean, and an sd of at least the default's 0.5 and
+//              the estimates' spread, so that training draws discriminations
+//              where the file's lie rather than in the default prior's tail
 //   training   a length from the model's parameters per item
 //              (training_steps), stated with the CPU time it is expected
 //              to take (expected_cpu_seconds)
@@ -71,8 +77,16 @@ struct StudyDraft {
 
 // `model` is one of models::model_names(); `data_file` names the file in
 // messages and gives the study its name ("<file stem>-<model>").
+// `log_a_estimates`: each item's estimated log a under `model`; empty for
+// the Rasch model (no discrimination), or to keep the default prior.
 StudyDraft draft_study(const ResponseSummary& data, const std::string& model,
-                       const std::filesystem::path& data_file);
+                       const std::filesystem::path& data_file, const std::vector<double>& log_a_estimates = {});
+
+// Each item's log a under `model` with the default priors, estimated from
+// the file (estimate_item_parameters); empty for the Rasch model. Refuses
+// a file that cannot serve the model as draft_study does.
+std::vector<double> estimate_log_a(const ResponseMatrix& data, const ResponseSummary& summary, const std::string& model,
+                                   const std::filesystem::path& data_file);
 
 // Training steps for a model with `params_per_item` parameters per item.
 int64_t training_steps(int64_t params_per_item);

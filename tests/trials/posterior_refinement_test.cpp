@@ -3,6 +3,7 @@
 #include "common/user_error.hpp"
 #include "models/simulators/simulator.hpp"
 #include "tests/models/tiny_spec.hpp"
+#include "tests/trials/simulated_responses.hpp"
 #include "trials/chain_diagnostics.hpp"
 #include "trials/marginal_likelihood.hpp"
 #include "trials/pareto_smoothed_importance.hpp"
@@ -17,18 +18,6 @@ using namespace bfhpo;
 namespace {
 
 const auto kDouble = torch::TensorOptions().dtype(torch::kFloat64);
-
-trials::ResponseMatrix simulated_data(const models::SimulatorSpec& spec, int64_t items, int64_t persons,
-                                      uint64_t seed, torch::Tensor* truth = nullptr) {
-  const models::Simulator simulator(spec, seed, torch::kCPU);
-  const auto batch = simulator.sample_shape(1, items, persons, 0);
-  trials::ResponseMatrix data;
-  for (int64_t j = 0; j < items; ++j) data.item_names.push_back("item" + std::to_string(j));
-  data.responses = batch.responses[0];
-  data.mask = batch.mask[0];
-  if (truth) *truth = batch.item_params[0].to(torch::kFloat64);
-  return data;
-}
 
 // Person p's log integral of prod_j P(y_pj | theta) N(theta; 0, 1) over [-10, 10] by the trapezoid rule on
 // 20,001 points, with the 2PL's or the GRM's response function written out here.
@@ -93,7 +82,7 @@ TEST_CASE("the marginal likelihood equals a fine quadrature of every person's ab
     const auto spec = graded ? test::simulator_at({4, 4, 30, 30}, "grm", 4, 0.1) : test::simulator_at({5, 5, 30, 30}, "2pl", 2, 0.1);
     const auto model = models::make_item_response_model(spec);
     torch::Tensor truth;
-    const auto data = simulated_data(spec, graded ? 4 : 5, 30, graded ? 7 : 3, &truth);
+    const auto data = test::simulated_responses(spec, graded ? 4 : 5, 30, graded ? 7 : 3, &truth);
     const trials::MarginalLikelihood likelihood(*model, data);
     double reference = 0.0;
     for (int64_t p = 0; p < 30; ++p) reference += person_log_likelihood_reference(data, truth, p, graded);
@@ -107,7 +96,7 @@ TEST_CASE("an item changed in a person-grid table equals the table computed with
           "[trials][refinement]") {
   const auto spec = test::simulator_at({6, 6, 80, 80}, "grm", 4, 0.15);
   const auto model = models::make_item_response_model(spec);
-  const auto data = simulated_data(spec, 6, 80, 12);
+  const auto data = test::simulated_responses(spec, 6, 80, 12);
   const trials::MarginalLikelihood likelihood(*model, data);
   auto generator = at::make_generator<at::CPUGeneratorImpl>(13);
   const auto params = model->draw_item_params(3, 6, generator).to(torch::kFloat64);  // three sets
@@ -135,7 +124,7 @@ TEST_CASE("the likelihood of rescaled abilities from the table equals it compute
           "[trials][refinement]") {
   const auto spec = test::simulator_at({5, 5, 70, 70}, "2pl", 2, 0.1);
   const auto model = models::make_item_response_model(spec);
-  const auto data = simulated_data(spec, 5, 70, 14);
+  const auto data = test::simulated_responses(spec, 5, 70, 14);
   const trials::MarginalLikelihood likelihood(*model, data);
   auto generator = at::make_generator<at::CPUGeneratorImpl>(15);
   const auto params = model->draw_item_params(3, 5, generator).to(torch::kFloat64);
@@ -225,7 +214,7 @@ TEST_CASE("refinement recovers the exact posterior of a Rasch test from a propos
           "[trials][refinement]") {
   const auto spec = test::simulator_at({2, 2, 60, 60}, "rasch");
   const auto model = models::make_item_response_model(spec);
-  const auto data = simulated_data(spec, 2, 60, 21);
+  const auto data = test::simulated_responses(spec, 2, 60, 21);
   const trials::MarginalLikelihood likelihood(*model, data);
   // The exact posterior of (b1, b2) on an 81 x 81 grid over [-4, 4]^2: posterior sds near 0.3 are 3 steps of
   // it, where the trapezoid rule's error on the moments is far below the draws' Monte Carlo error.
@@ -274,7 +263,7 @@ TEST_CASE("mcmc from a poor start and importance from a good proposal agree on a
   const auto spec = test::simulator_at({3, 3, 120, 120}, "grm", 3);
   const auto model = models::make_item_response_model(spec);
   torch::Tensor truth;
-  const auto data = simulated_data(spec, 3, 120, 8, &truth);
+  const auto data = test::simulated_responses(spec, 3, 120, 8, &truth);
   auto generator = at::make_generator<at::CPUGeneratorImpl>(9);
   trials::PosteriorDraws prior_draws;
   prior_draws.item_names = data.item_names;

@@ -199,3 +199,31 @@ TEST_CASE("a training study without a search space is valid for train and refuse
                              Catch::Contains("bfhpo train one.json"));
   }
 }
+
+TEST_CASE("draft_study: log a's prior is centred on the file's items where the default misses them",
+          "[study_from_data]") {
+  const auto data = random_summary(500, 5, 7);
+  const auto prior_of = [&](const std::vector<double>& estimates) {
+    return read_back(draft_study(data, "grm", "scale.csv", estimates)).simulator.priors.log_a;
+  };
+  // A personality scale's discriminations (a 2.1 to 2.7): the prior moves to them, its sd stays the default's.
+  const auto high = prior_of({0.76, 0.98, 0.77, 0.74, 0.81});
+  CHECK(high.mean == Approx(0.8));
+  CHECK(high.sd == Approx(0.5));
+  // Estimates spread wider than the default's sd widen the prior to cover them.
+  const auto spread = prior_of({-1.2, -0.3, 0.4, 1.3, 2.0});
+  CHECK(spread.mean == Approx(0.4));
+  CHECK(spread.sd == Approx(1.3));  // their sd 1.28, up to a tenth
+  // Within a quarter of the default's sd of its centre the default stays (mean 0.05, sd 0.37).
+  const auto near = prior_of({-0.5, 0.5, 0.1, 0.2, -0.05});
+  CHECK(near.mean == 0.0);
+  CHECK(near.sd == Approx(0.5));
+  // Without estimates (the Rasch model) the default, and init says which it chose either way.
+  const auto plain = read_back(draft_study(data, "grm", "scale.csv")).simulator.priors.log_a;
+  CHECK(plain.mean == 0.0);
+  CHECK(plain.sd == Approx(0.5));
+  bool stated = false;
+  for (const auto& choice : draft_study(data, "grm", "scale.csv", {0.76, 0.98}).choices)
+    stated |= choice.what == "priors log_a N(0.9, 0.5)" && choice.why.find("0.76 to 0.98") != std::string::npos;
+  CHECK(stated);
+}
