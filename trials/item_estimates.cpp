@@ -10,14 +10,14 @@ namespace {
 
 using ScaleRole = models::ItemResponseModel::ScaleRole;
 
-// The components after an item's first Location component that must stay
-// above it in order (a graded model's thresholds b_2..b_{K-1}).
+// An item's Location components in their order; with more than one (a
+// graded model's thresholds b_1..b_{K-1}) they must stay in that order.
 std::vector<int64_t> ordered_components(const models::ItemResponseModel& model) {
-  std::vector<int64_t> locations;
+  std::vector<int64_t> ordered;
   const auto roles = model.scale_roles();
   for (int64_t d = 0; d < static_cast<int64_t>(roles.size()); ++d)
-    if (roles[static_cast<size_t>(d)] == ScaleRole::Location) locations.push_back(d);
-  return locations;
+    if (roles[static_cast<size_t>(d)] == ScaleRole::Location) ordered.push_back(d);
+  return ordered;
 }
 
 // Free variables [1, J, D] -> item parameters [1, J, D]: each ordered

@@ -59,7 +59,7 @@ torch::Tensor MarginalLikelihood::log_likelihood(const torch::Tensor& params) co
   std::vector<torch::Tensor> parts;
   for (int64_t start = 0; start < sets; start += per_chunk) {
     const auto chunk = params.narrow(0, start, std::min(per_chunk, sets - start));
-    parts.push_back(torch::logsumexp(log_table(chunk) + log_grid_weight_, 2).sum(1));
+    parts.push_back(differentiable_log_likelihood(chunk));
   }
   return torch::cat(parts);
 }

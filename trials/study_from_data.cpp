@@ -108,11 +108,8 @@ std::string minutes(double seconds) {
   return format_number(std::round(seconds / 360.0) / 10.0) + " h";
 }
 
-double round_tenth(double x) { return std::round(10.0 * x) / 10.0 + 0.0; }  // + 0.0: no "-0"
-
-// Centres `prior` on the estimates (see the header) and says why.
-template <typename Choose>
-void center_log_a_prior(const std::vector<double>& estimates, models::NormalPrior& prior, Choose&& choose) {
+// Centres `prior` on the estimates (see the header); the choice says what and why.
+StudyChoice center_log_a_prior(const std::vector<double>& estimates, models::NormalPrior& prior) {
   const auto n = static_cast<double>(estimates.size());
   double mean = 0.0, squares = 0.0;
   for (const double x : estimates) mean += x / n;
@@ -121,18 +118,17 @@ void center_log_a_prior(const std::vector<double>& estimates, models::NormalPrio
   const auto [lowest, highest] = std::minmax_element(estimates.begin(), estimates.end());
   const models::NormalPrior fallback = prior;
   // Within a quarter of the default's sd its centre serves as well: the default stays.
-  if (std::abs(mean - fallback.mean) > 0.25 * fallback.sd) prior.mean = round_tenth(mean);
+  if (std::abs(mean - fallback.mean) > 0.25 * fallback.sd) prior.mean = std::round(10.0 * mean) / 10.0;
   prior.sd = std::max(fallback.sd, std::ceil(10.0 * spread - 1e-9) / 10.0);
-  const std::string range = format_number(*lowest, 2) + " to " + format_number(*highest, 2);
   const bool moved = prior.mean != fallback.mean || prior.sd != fallback.sd;
-  choose("priors log_a N(" + format_number(prior.mean) + ", " + format_number(prior.sd) + ")",
-         "the file's items have log a " + range + " (a " + format_number(std::exp(*lowest), 2) + " to " +
-             format_number(std::exp(*highest), 2) + ", each the mode of its posterior with the abilities " +
-             "integrated out); " +
-             (moved ? "training draws discriminations around them, not in the tail of the default N(" +
-                          format_number(fallback.mean) + ", " + format_number(fallback.sd) + ")"
-                    : "the default prior covers them") +
-             ". A reference fit (Stan) must use the same prior");
+  return {"priors log_a N(" + format_number(prior.mean) + ", " + format_number(prior.sd) + ")",
+          "the file's items have log a " + format_number(*lowest, 2) + " to " + format_number(*highest, 2) + " (a " +
+              format_number(std::exp(*lowest), 2) + " to " + format_number(std::exp(*highest), 2) +
+              ", each the mode of its posterior with the abilities integrated out); " +
+              (moved ? "training draws discriminations around them, not in the tail of the default N(" +
+                           format_number(fallback.mean) + ", " + format_number(fallback.sd) + ")"
+                     : "the default prior covers them") +
+              ". A reference fit (Stan) must use the same prior"};
 }
 
 ordered_json search_space() {
@@ -252,7 +248,8 @@ StudyDraft draft_study(const ResponseSummary& data, const std::string& model, co
     choose("missing 0", "every cell holds a response");
   }
 
-  if (!log_a_estimates.empty()) center_log_a_prior(log_a_estimates, simulator.priors.log_a, choose);
+  if (!log_a_estimates.empty())
+    draft.choices.push_back(center_log_a_prior(log_a_estimates, simulator.priors.log_a));
 
   const int64_t params_per_item = static_cast<int64_t>(models::item_parameter_names(simulator).size());
   const int64_t steps = training_steps(params_per_item);

@@ -218,7 +218,7 @@ TEST_CASE("draft_study: log a's prior is centred on the file's items where the d
   const auto near = prior_of({-0.5, 0.5, 0.1, 0.2, -0.05});
   CHECK(near.mean == 0.0);
   CHECK(near.sd == Approx(0.5));
-  // Without estimates (the Rasch model) the default, and init says which it chose either way.
+  // Without estimates (as for the Rasch model) the default; and the choice names the prior and the items' range.
   const auto plain = read_back(draft_study(data, "grm", "scale.csv")).simulator.priors.log_a;
   CHECK(plain.mean == 0.0);
   CHECK(plain.sd == Approx(0.5));
