@@ -71,8 +71,8 @@ std::string model_check_line(const trials::PredictiveCheck& predictive, const tr
   line << std::setprecision(3) << "model check: " << predictive.misfitting_items().size() << " of "
        << predictive.items.size() << " items misfit (at most " << predictive.alpha * static_cast<double>(predictive.items.size())
        << " expected by chance when the model fits; " << predictive.replications
-       << " replications); the data's summary lies at the " << summary_space.percentile
-       << "th percentile of simulated data sets' distances (p = " << summary_space.p_value << ")";
+       << " replications); the data's summary lies farther out than " << summary_space.percentile
+       << "% of simulated data sets' (p = " << summary_space.p_value << ")";
   return line.str();
 }
 

@@ -96,7 +96,7 @@ void add_parameters(Tally& t, const models::ApproximatorSpec& spec) {
   const auto& s = spec.summary;
   const auto& f = spec.flow;
   add_mlp(t, models::n_cell_features(spec.n_categories), s.cell_mlp_width, s.cell_mlp_depth, s.cell_dim);  // phi
-  add_linear(t, s.cell_dim, s.embed_dim);                          // item_projection
+  add_linear(t, s.cell_dim + spec.item_fit_dim(), s.embed_dim);   // item_projection
   for (int64_t i = 0; i < s.attention_layers; ++i) {
     const int64_t e = s.embed_dim;
     t.add(3 * e * e).add(3 * e);  // MultiheadAttention in_proj_weight, in_proj_bias
@@ -217,7 +217,7 @@ SummaryMemory summary_memory(const DeviceProfile& p, const models::ApproximatorS
   Tally stage(p);
   stage.add(b * persons, 2);  // person score and answered share, used by every chunk
   stage.add(b * chunk, 4 * n_chunks);  // the items' statistics
-  stage.add(b * items * s.cell_dim);  // cat of the pooled chunks, saved by item_projection
+  stage.add(b * items * (s.cell_dim + spec.item_fit_dim()));  // cat of the pooled chunks (and fit), item_projection's input
   if (checkpointed) {
     stage.add(cells, 2);  // the chunks' inputs until their recomputation: the transposed responses and mask
   } else {
@@ -291,9 +291,24 @@ SummaryMemory summary_memory(const DeviceProfile& p, const models::ApproximatorS
   // global summary's mean and Mlp over [B, E], and the condition cat [M, C].
   Tally rest(p);
   rest.add(rows_m * e).add(b * e, 2 + saved_per_hidden_layer(s.activation, s.dropout)).add(b * s.summary_dim);
+  rest.add(rows_m * spec.item_fit_dim());  // the item fit, alive until the condition is built
   m.condition = Tally(p).add(rows_m * spec.context_dim()).bytes();
   m.saved = m.item_stage + kept_last + attention.bytes() + rest.bytes() + m.condition;
   return m;
+}
+
+// The item fit (models/networks/item_fit.cpp) at its widest, without
+// gradient, before the per-item stage starts: float32 copies of the responses
+// and mask [B, P, J], the one-hot categories [B, P, J*K] and their transpose,
+// and in a round each person's log-likelihood at the nodes, with the prior
+// added, and its softmax [B, P, Q]. What it holds per item and node is small.
+int64_t item_fit_bytes(const DeviceProfile& p, const models::ApproximatorSpec& spec, const StepShape& shape) {
+  if (!spec.summary.item_fit) return 0;
+  const int64_t cells = shape.batch_size * shape.n_persons * shape.n_items;
+  return Tally(p)
+      .add(cells, 2 + 2 * spec.n_categories)
+      .add(shape.batch_size * shape.n_persons * models::kItemFitNodes, 3)
+      .bytes();
 }
 
 // The simulator's draw (models/simulators/simulator.cpp) at its widest: theta
@@ -395,7 +410,8 @@ MemoryEstimate estimate_peak_memory(const models::ApproximatorSpec& spec, const 
   const int64_t late = batch + summary.item_stage + summary.item_stage_backward;
   const int64_t item_forward = batch + summary.item_stage + summary.item_stage_forward;
   const int64_t simulate = simulate_bytes(profile, spec, shape);
-  const int64_t activations = std::max({early, late, item_forward, simulate});
+  const int64_t fit = batch + item_fit_bytes(profile, spec, shape);
+  const int64_t activations = std::max({early, late, item_forward, simulate, fit});
 
   MemoryEstimate e;
   e.parameters_mb = mb(params.bytes() + buffers.bytes());

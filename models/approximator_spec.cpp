@@ -78,6 +78,7 @@ const std::map<std::string, Field>& fields() {
       {"summary.attention_layers", field(BFHPO_MEMBER(summary.attention_layers), read_int)},
       {"summary.summary_dim", field(BFHPO_MEMBER(summary.summary_dim), read_int)},
       {"summary.dropout", field(BFHPO_MEMBER(summary.dropout), read_double)},
+      {"summary.item_fit", field(BFHPO_MEMBER(summary.item_fit), read_bool)},
       {"summary.activation", field(BFHPO_MEMBER(summary.activation), read_activation)},
       {"flow.depth", field(BFHPO_MEMBER(flow.depth), read_int)},
       {"flow.subnet_width", field(BFHPO_MEMBER(flow.subnet_width), read_int)},

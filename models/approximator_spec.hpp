@@ -42,6 +42,7 @@ struct SummarySpec {
   int64_t summary_dim = 32;       // global summary width
   double dropout = 0.0;
   Activation activation = Activation::silu;
+  bool item_fit = false;          // each item's fitted curve as input (models/networks/item_fit.hpp)
 };
 
 // Conditional affine coupling flow (see coupling_flow.hpp).
@@ -68,6 +69,10 @@ struct CalibrationSpec {
 // (summary_network.hpp lists them).
 constexpr int64_t n_cell_features(int64_t n_categories) { return n_categories - 1 + 8; }
 
+// Quadrature nodes of the item fit (models/networks/item_fit.hpp), which the
+// memory estimate counts.
+inline constexpr int64_t kItemFitNodes = 21;
+
 struct ApproximatorSpec {
   // What the simulator's model fixes (models/simulators/simulator.hpp), not
   // hyperparameters: the trials layer sets them from the study's model.
@@ -78,8 +83,10 @@ struct ApproximatorSpec {
   CalibrationSpec calibration;
   MemoryConfig memory;
 
-  // Width of the flow's conditioning vector per item: item context + global summary.
-  int64_t context_dim() const { return summary.embed_dim + summary.summary_dim; }
+  // Features of an item's fitted curve (log a, then K-1 difficulties) when summary.item_fit, else 0.
+  int64_t item_fit_dim() const { return summary.item_fit ? n_categories : 0; }
+  // Width of the flow's conditioning vector per item: item context + global summary (+ the item's fit).
+  int64_t context_dim() const { return summary.embed_dim + summary.summary_dim + item_fit_dim(); }
 };
 
 // JSON: nested objects ({"summary": {"embed_dim": 64}}) or dotted keys

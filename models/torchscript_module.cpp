@@ -1,5 +1,7 @@
 #include "models/torchscript_module.hpp"
 
+#include "models/networks/item_fit.hpp"
+
 #include <torch/script.h>
 
 #include <cmath>
@@ -46,6 +48,7 @@ class SourceWriter {
     mlp_hidden("summary.phi", s.cell_mlp_depth + 1, s.activation);
     mlp("summary.global_mlp", 2, s.activation);
     for (int64_t i = 0; i < s.attention_layers; ++i) attention_block(i);
+    if (s.item_fit) item_fit();
     condition();
     for (int64_t k = 0; k < spec_.flow.depth; ++k) {
       for (const char* subnet : {"subnet1", "subnet2"})
@@ -113,6 +116,63 @@ class SourceWriter {
     mlp(block + ".feed_forward", 2, spec_.summary.activation);
   }
 
+  // fit_items (models/networks/item_fit.cpp): responses and mask [B, P, J] -> [B, J, K].
+  void item_fit() {
+    const int64_t k = spec_.n_categories, nodes = kItemFitNodes;
+    const std::string ks = std::to_string(k), qs = std::to_string(nodes);
+    out_ << "def _fit_items(self, responses: Tensor, mask: Tensor) -> Tensor:\n"
+         << "    batch = responses.size(0)\n"
+         << "    persons = responses.size(1)\n"
+         << "    items = responses.size(2)\n"
+         << "    observed = mask.float()\n"
+         << "    category = (responses.float().unsqueeze(-1).eq(torch.arange(" << ks << ", device=responses.device)"
+            ".float()) * observed.unsqueeze(-1)).float().reshape(batch, persons, items * " << ks << ")\n"
+         << "    category_t = category.transpose(1, 2).contiguous()\n"
+         << "    theta = (torch.arange(" << qs << ", device=responses.device).double() * "
+         << literal(8.0 / static_cast<double>(nodes - 1)) << " - 4.0).view(1, 1, 1, " << qs << ")\n"
+         << "    log_prior = torch.log_softmax(-0.5 * theta.square(), 3).view(1, 1, " << qs << ").float()\n"
+         << "    count = category.sum(1).view(batch, items, " << ks << ").double()\n"
+         << "    at_least = count.flip(-1).cumsum(-1).flip(-1)[:, :, 1:]\n"
+         << "    share = (at_least + 0.5) / (count.sum(-1, True) + 1.0)\n"
+         << "    slope = torch.ones_like(share[:, :, 0:1]).unsqueeze(-1)\n"
+         << "    intercept = (" << literal(kItemFitInterceptFromShare) << " * torch.logit(share)).unsqueeze(-1)\n"
+         << "    for _ in range(" << kItemFitIterations << "):\n"
+         << "        p = torch.sigmoid(slope * theta + intercept)\n"
+         << "        ones = torch.ones_like(p[:, :, 0:1])\n"
+         << "        zeros = torch.zeros_like(ones)\n"
+         << "        cumulative = torch.cat([ones, p, zeros], 2)\n"
+         << "        pi = (cumulative[:, :, 0:" << k << "] - cumulative[:, :, 1:" << k + 1 << "]).clamp_min(1e-12)\n"
+         << "        log_pi = pi.log().float().view(batch, items * " << ks << ", " << qs << ")\n"
+         << "        weights = torch.softmax(torch.bmm(category, log_pi) + log_prior, 2)\n"
+         << "        n = torch.bmm(category_t, weights).view(batch, items, " << ks << ", " << qs << ").double()\n"
+         << "        f = p * (1.0 - p)\n"
+         << "        f_padded = torch.cat([zeros, f, zeros], 2)\n"
+         << "        a_shift = f_padded[:, :, 0:" << k << "] - f_padded[:, :, 1:" << k + 1 << "]\n"
+         << "        ratio = n / pi\n"
+         << "        inverse = n.sum(2, True) / pi\n"
+         << "        grad_slope = (theta * (a_shift * ratio).sum(2, True)).sum(3) - "
+         << literal(kItemFitRidgeSlope) << " * (slope.squeeze(-1) - 1.0)\n"
+         << "        grad_intercept = (f * (ratio[:, :, 1:] - ratio[:, :, 0:" << k - 1 << "])).sum(3) - "
+         << literal(kItemFitRidgeIntercept) << " * intercept.squeeze(-1)\n"
+         << "        a_weighted = a_shift * inverse\n"
+         << "        i_slope = (theta.square() * (a_shift * a_weighted).sum(2, True)).sum(3) + "
+         << literal(kItemFitRidgeSlope) << "\n"
+         << "        i_cross = (theta * f * (a_weighted[:, :, 1:] - a_weighted[:, :, 0:" << k - 1 << "])).sum(3)\n"
+         << "        i_intercept = (f.square() * (inverse[:, :, 1:] + inverse[:, :, 0:" << k - 1 << "])).sum(3) + "
+         << literal(kItemFitRidgeIntercept) << "\n"
+         << "        i_neighbours = -(f[:, :, 0:" << k - 2 << "] * f[:, :, 1:] * inverse[:, :, 1:" << k - 1
+         << "]).sum(3)\n"
+         << "        i_intercepts = torch.diag_embed(i_intercept) + torch.diag_embed(i_neighbours, 1) + "
+            "torch.diag_embed(i_neighbours, -1)\n"
+         << "        information = torch.cat([torch.cat([i_slope.unsqueeze(-1), i_cross.unsqueeze(2)], -1), "
+            "torch.cat([i_cross.unsqueeze(-1), i_intercepts], -1)], 2)\n"
+         << "        step = torch.linalg_solve(information, torch.cat([grad_slope, grad_intercept], -1).unsqueeze(-1))\n"
+         << "        slope = (slope + step[:, :, 0:1].clamp(-1.0, 1.0)).clamp(0.05, 8.0)\n"
+         << "        intercept = torch.cummin((intercept + step[:, :, 1:].clamp(-2.0, 2.0)).clamp(-30.0, 30.0), 2)[0]\n"
+         << "    difficulty = (-intercept / slope).clamp(-10.0, 10.0).squeeze(-1)\n"
+         << "    return torch.cat([slope.log().squeeze(-1), difficulty], -1)\n\n";
+  }
+
   // SummaryNetworkImpl::forward and SummaryOutput::per_item_condition, as flow rows [B*J, C].
   // A NaN response is a missing cell (the mask's 0).
   void condition() {
@@ -121,6 +181,7 @@ class SourceWriter {
          << "    dtype = " << self("summary.item_projection.weight") << ".dtype\n"
          << "    mask = (responses == responses).to(dtype)\n"
          << "    y = torch.nan_to_num(responses.to(dtype)) * mask\n"
+         << (spec_.summary.item_fit ? "    fit = self._fit_items(y, mask).to(dtype)\n" : "")
          << "    person_count = mask.sum(2)\n"
          << "    person_sum = (y * mask).sum(2) / " << steps << "\n"
          << "    n_persons = float(y.size(1))\n"
@@ -153,11 +214,13 @@ class SourceWriter {
          << "    pooled = torch.matmul(mask.unsqueeze(2), hidden).squeeze(2) / answered.clamp_min(1.0)\n"
          << "    pooled = torch.linear(pooled, " << self(phi_out + ".weight") << ") + " << self(phi_out + ".bias")
          << " * answered.clamp_max(1.0)\n";
+    if (spec_.summary.item_fit) out_ << "    pooled = torch.cat([pooled, fit], -1)\n";
     linear("h", "pooled", "summary.item_projection");
     for (int64_t i = 0; i < spec_.summary.attention_layers; ++i)
       out_ << "    h = self._attention_block" << i << "(h)\n";
     out_ << "    g = self._mlp_summary__global_mlp(h.mean(1))\n"
-         << "    c = torch.cat([h, g.unsqueeze(1).expand(g.size(0), h.size(1), g.size(1))], -1)\n"
+         << "    c = torch.cat([h, g.unsqueeze(1).expand(g.size(0), h.size(1), g.size(1))"
+         << (spec_.summary.item_fit ? ", fit" : "") << "], -1)\n"
          << "    return c.reshape(-1, c.size(-1))\n\n";
   }
 

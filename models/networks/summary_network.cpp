@@ -1,6 +1,7 @@
 #include "models/networks/summary_network.hpp"
 
 #include "models/networks/checkpoint.hpp"
+#include "models/networks/item_fit.hpp"
 #include "models/networks/set_attention_block.hpp"
 
 #include <algorithm>
@@ -98,7 +99,8 @@ class MaskedPersonSum : public torch::autograd::Function<MaskedPersonSum> {
 torch::Tensor SummaryOutput::per_item_condition() const {
   const auto global_per_item =
       global.unsqueeze(1).expand({global.size(0), item_context.size(1), global.size(1)});
-  return torch::cat({item_context, global_per_item}, -1);
+  if (!item_fit.defined()) return torch::cat({item_context, global_per_item}, -1);
+  return torch::cat({item_context, global_per_item, item_fit}, -1);
 }
 
 SummaryNetworkImpl::SummaryNetworkImpl(SummarySpec spec, MemoryConfig memory, int64_t n_categories)
@@ -111,7 +113,8 @@ SummaryNetworkImpl::SummaryNetworkImpl(SummarySpec spec, MemoryConfig memory, in
   phi_ = register_module("phi", Mlp(MlpOptions{n_cell_features(n_categories_), phi_widths, spec_.activation,
                                                spec_.dropout, false}));
   item_projection_ =
-      register_module("item_projection", torch::nn::Linear(spec_.cell_dim, spec_.embed_dim));
+      register_module("item_projection", torch::nn::Linear(spec_.cell_dim + (spec_.item_fit ? n_categories_ : 0),
+                                                           spec_.embed_dim));
   attention_blocks_ = register_module("attention_blocks", torch::nn::ModuleList());
   for (int64_t i = 0; i < spec_.attention_layers; ++i) {
     attention_blocks_->push_back(SetAttentionBlock(SetAttentionBlockOptions{
@@ -195,9 +198,14 @@ SummaryOutput SummaryNetworkImpl::forward(const torch::Tensor& responses, const 
     throw std::invalid_argument("SummaryNetwork: mask must have the responses' shape [B, P, J]");
   const auto dtype = item_projection_->weight.dtype();
   const auto observed = mask.defined() ? mask.to(dtype) : torch::ones_like(responses, dtype);
-  auto h = item_projection_(per_item_stage(responses.to(dtype), observed));
+  const auto scored = responses.to(dtype);
+  // The fit first: its float64 temporaries are gone before phi's activations arrive.
+  const auto item_fit = spec_.item_fit ? fit_items(scored, observed, n_categories_) : torch::Tensor();
+  auto pooled = per_item_stage(scored, observed);
+  if (item_fit.defined()) pooled = torch::cat({pooled, item_fit}, -1);
+  auto h = item_projection_(pooled);
   for (const auto& block : *attention_blocks_) h = block->as<SetAttentionBlockImpl>()->forward(h);
-  return SummaryOutput{h, global_mlp_(h.mean(1))};
+  return SummaryOutput{h, global_mlp_(h.mean(1)), item_fit};
 }
 
 void set_summary_memory_config(SummaryNetwork& summary_net, std::optional<int64_t> item_chunk_size,

@@ -36,11 +36,14 @@
 //     backward (RNG state restored so dropout draws the same mask) -- except
 //     the last of several pieces, whose activations backward uses first:
 //     kept, not recomputed.
+//   item fit (spec.item_fit): each item's curve fitted by marginal maximum
+//     likelihood [B, J, K] (models/networks/item_fit.hpp), appended to the
+//     pooled phi before the Linear to embed_dim and to the flow's condition.
 //   across items: `attention_layers` SetTransformer blocks (multi-head self
 //     attention + LayerNorm + feed-forward + LayerNorm) of width embed_dim.
-//   outputs: per-item context [B, J, embed_dim] and a global summary
+//   outputs: per-item context [B, J, embed_dim], a global summary
 //     [B, summary_dim] (mean over items, then an Mlp with one hidden layer of
-//     embed_dim).
+//     embed_dim) and, with spec.item_fit, the item fit [B, J, K].
 //
 // Chunked and unchunked, checkpointed and not, give the same outputs and the
 // same gradients (up to float rounding). A missing cell changes nothing but
@@ -61,7 +64,8 @@ struct ItemStatistics;  // summary_network.cpp
 struct SummaryOutput {
   torch::Tensor item_context;  // [B, J, embed_dim]
   torch::Tensor global;        // [B, summary_dim]
-  // [B, J, embed_dim + summary_dim]: item context with the global summary appended to every item.
+  torch::Tensor item_fit;      // [B, J, K] with SummarySpec::item_fit, else undefined
+  // [B, J, embed_dim + summary_dim (+ K)]: item context with the global summary (and the item fit) appended.
   torch::Tensor per_item_condition() const;
 };
 

@@ -5,10 +5,10 @@ source "$(dirname "$0")/lib.sh"
 TORCH_PYTHON=/usr/bin/python3  # Debian's python3 with python3-torch
 "$TORCH_PYTHON" -c 'import torch' 2>/dev/null || fail "python3-torch is missing: run scripts/setup"
 STUDY="$WORK/tiny.json"
-# Every part of the network in the module: two attention layers, three couplings, gelu.
+# Every part of the network in the module: two attention layers, the item fit, three couplings, gelu.
 write_training_study "$STUDY" 1 '"approximator": {"summary.cell_dim": 8, "summary.cell_mlp_width": 16,
   "summary.cell_mlp_depth": 2, "summary.embed_dim": 16, "summary.attention_heads": 4, "summary.attention_layers": 2,
-  "summary.summary_dim": 8, "summary.activation": "gelu", "flow.depth": 3, "flow.subnet_width": 16,
+  "summary.summary_dim": 8, "summary.activation": "gelu", "summary.item_fit": true, "flow.depth": 3, "flow.subnet_width": 16,
   "flow.subnet_depth": 2}'
 "$BFHPO" train "$STUDY" --out "$WORK/model" > "$WORK/train.out" 2>&1 || fail "train: $(tail -3 "$WORK/train.out")"
 

@@ -83,6 +83,7 @@ TEST_CASE("Estimate agrees with the measured peak of a training step within 15%"
   SECTION("chunked with checkpointing") { spec.memory = {3, true, std::nullopt}; }
   SECTION("person chunks, no checkpointing") { spec.memory = {std::nullopt, false, 16}; }
   SECTION("item and person chunks with checkpointing") { spec.memory = {3, true, 13}; }
+  SECTION("with the item fit") { spec.summary.item_fit = true; }
   SECTION("calibrated") {
     spec.calibration.enabled = true;
     spec.calibration.n_post_samples = 40;
@@ -115,6 +116,24 @@ TEST_CASE("Where persons are what does not fit, person chunks lower the peak, es
   CHECK(person_chunked_estimate == Approx(person_chunked).epsilon(0.15));
   CHECK(person_chunked < 0.7 * item_chunked);
   CHECK(person_chunked_estimate < 0.7 * item_chunked_estimate);
+}
+
+TEST_CASE("Estimate counts the item fit's temporaries where they are the widest moment", "[estimate]") {
+  // A graded scale of 7 categories, many persons and few items, phi chunked to one item and 100 persons: the
+  // fit's one-hot categories [B, P, J*7] and their transpose and the persons' node weights outweigh everything
+  // a piece of phi holds.
+  const StepShape shape{4, 5, 3000};
+  ApproximatorSpec spec = small_spec();
+  spec.param_dim = 7;
+  spec.n_categories = 7;
+  spec.memory = {1, true, 100};
+  const double without_fit = measure_training_step(spec, shape, "grm", 7).peak_mb;
+  spec.summary.item_fit = true;
+  const double estimated = estimate_mb(spec, shape);
+  const double measured = measure_training_step(spec, shape, "grm", 7).peak_mb;
+  INFO("estimated " << estimated << " MB, measured " << measured << " MB, " << without_fit << " MB without the fit");
+  CHECK(measured > 1.2 * without_fit);
+  CHECK(estimated == Approx(measured).epsilon(0.15));
 }
 
 TEST_CASE("Estimate agrees with the measured peak within 15% for every IRT model", "[estimate]") {

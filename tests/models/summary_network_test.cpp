@@ -1,10 +1,12 @@
 #include <catch2/catch.hpp>
 
+#include "models/networks/item_fit.hpp"
 #include "models/networks/summary_network.hpp"
 
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 
 using namespace bfhpo::models;
 
@@ -43,7 +45,7 @@ Pass forward_backward(SummaryNetwork& net, const torch::Tensor& responses, uint6
       torch::linspace(-1, 1, out.item_context.numel(), out.item_context.options()).view_as(out.item_context);
   const auto w_global = torch::linspace(1, -2, out.global.numel(), out.global.options()).view_as(out.global);
   ((out.item_context * w_items).sum() + (out.global * w_global).sum()).backward();
-  Pass pass{{out.item_context.detach(), out.global.detach()}, {}};
+  Pass pass{{out.item_context.detach(), out.global.detach(), {}}, {}};
   for (const auto& p : net->named_parameters()) pass.grads[p.key()] = p.value().grad().clone();
   return pass;
 }
@@ -81,6 +83,21 @@ TEST_CASE("SummaryNetwork output shapes", "[networks]") {
   REQUIRE(condition.sizes().vec() == std::vector<int64_t>{3, 4, spec.embed_dim + spec.summary_dim});
   REQUIRE(torch::equal(condition.slice(2, 0, spec.embed_dim), out.item_context));
   REQUIRE(torch::equal(condition.select(1, 2).slice(1, spec.embed_dim), out.global));
+  REQUIRE_FALSE(out.item_fit.defined());
+}
+
+TEST_CASE("SummaryNetwork with the item fit: each item's fitted curve joins the condition", "[networks]") {
+  torch::manual_seed(0);
+  auto spec = tiny_spec();
+  spec.item_fit = true;
+  SummaryNetwork net(spec, MemoryConfig{}, 4);
+  const auto y = torch::randint(0, 4, {3, 7, 5}).to(torch::kFloat32);
+  const auto out = net->forward(y);
+  REQUIRE(out.item_fit.sizes().vec() == std::vector<int64_t>{3, 5, 4});
+  CHECK(torch::equal(out.item_fit, fit_items(y, torch::ones_like(y), 4)));
+  const auto condition = out.per_item_condition();
+  REQUIRE(condition.size(2) == spec.embed_dim + spec.summary_dim + 4);
+  CHECK(torch::equal(condition.slice(2, spec.embed_dim + spec.summary_dim), out.item_fit));
 }
 
 TEST_CASE("SummaryNetwork is invariant to persons and equivariant to items", "[networks]") {
@@ -122,10 +139,12 @@ TEST_CASE("SummaryNetwork: chunked and checkpointed equal unchunked outputs and 
 
 TEST_CASE("SummaryNetwork: with graded responses and missing cells, chunked and checkpointed equal unchunked",
           "[networks]") {
-  for (const int64_t k : {2, 5}) {
-    INFO("K = " << k);
+  for (const auto& [k, item_fit] : {std::pair{2, false}, std::pair{5, false}, std::pair{5, true}}) {
+    INFO("K = " << k << (item_fit ? ", with the item fit" : ""));
     torch::manual_seed(4);
-    SummaryNetwork net(tiny_spec(), MemoryConfig{}, k);
+    auto spec = tiny_spec();
+    spec.item_fit = item_fit;
+    SummaryNetwork net(spec, MemoryConfig{}, k);
     net->to(torch::kFloat64);
     const auto mask = torch::bernoulli(torch::full({2, 6, 9}, 0.7, torch::kFloat64));
     const auto y = torch::randint(0, k, {2, 6, 9}, torch::kFloat64) * mask;
@@ -167,8 +186,12 @@ TEST_CASE("SummaryNetwork: person chunks, alone and within item chunks, equal un
 }
 
 TEST_CASE("SummaryNetwork: a missing cell's response is never read, the mask is", "[networks]") {
+  const bool item_fit = GENERATE(false, true);
+  INFO((item_fit ? "with the item fit" : "without the item fit"));
   torch::manual_seed(5);
-  SummaryNetwork net(tiny_spec(), MemoryConfig{}, 4);
+  auto spec = tiny_spec();
+  spec.item_fit = item_fit;
+  SummaryNetwork net(spec, MemoryConfig{}, 4);
   net->eval();
   const auto mask = torch::bernoulli(torch::full({2, 8, 5}, 0.6));
   const auto y = torch::randint(0, 4, {2, 8, 5}).to(torch::kFloat32);
