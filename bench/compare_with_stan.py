@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bfhpo's amortized posterior against Stan's on the same data (issue 29):
 
-    python3 bench/compare_with_stan.py BFHPO.csv STAN.csv [--infer-seconds S]
+    python3 bench/compare_with_stan.py BFHPO.csv STAN.csv [--infer-seconds S] [--per-item]
 
 BFHPO.csv: `bfhpo infer MODEL --data RESPONSES.csv --format csv --out BFHPO.csv`;
 STAN.csv: `Rscript bench/stan_reference.R RESPONSES.csv MODEL STAN.csv`.
@@ -11,7 +11,8 @@ median sd ratio (bfhpo / Stan), the share of items whose Stan mean lies in
 bfhpo's 95% interval, and the correlation of the means; then whether the
 issue's targets hold (median |difference| <= 0.25 Stan sd, median sd ratio
 in [0.85, 1.15], r >= 0.98 for difficulties and thresholds, >= 0.95 for
-log a). Exit status 1 when a target is missed."""
+log a). Exit status 1 when a target is missed. --per-item first prints each
+item's log a: both means and sds and z = (bfhpo - Stan) / Stan sd."""
 import argparse
 import csv
 import statistics
@@ -26,8 +27,17 @@ def main():
     parser.add_argument("bfhpo")
     parser.add_argument("stan")
     parser.add_argument("--infer-seconds", type=float, help="bfhpo infer's wall time, printed beside Stan's")
+    parser.add_argument("--per-item", action="store_true", help="each item's log a first")
     args = parser.parse_args()
     bfhpo, stan = read(args.bfhpo), read(args.stan)
+    if args.per_item:
+        for (item, parameter), s in stan.items():
+            if parameter != "log_a" or (item, parameter) not in bfhpo:
+                continue
+            b = bfhpo[(item, parameter)]
+            z = (float(b["mean"]) - float(s["mean"])) / float(s["sd"])
+            print(f"{item:<12} log_a Stan {float(s['mean']):.3f} ({float(s['sd']):.3f})  "
+                  f"bfhpo {float(b['mean']):.3f} ({float(b['sd']):.3f})  z {z:+.2f}")
     groups = {}
     for (item, parameter) in stan:
         groups.setdefault("log_a" if parameter == "log_a" else "b", []).append((item, parameter))

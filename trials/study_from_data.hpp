@@ -18,6 +18,7 @@
 //   training   a length from the model's parameters per item
 //              (training_steps), stated with the CPU time it is expected
 //              to take (expected_cpu_seconds)
+//   network    summary.item_fit on (models/networks/item_fit.hpp)
 //   memory     budget "auto"
 //   search     learning rate and the network's widths and depth
 //

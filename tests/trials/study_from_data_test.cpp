@@ -71,6 +71,7 @@ TEST_CASE("draft_study: the item and person ranges cover the file with a margin 
     CHECK(r.max_items <= items + std::max<int64_t>(1, (items + 2) / 5));
     CHECK(r.max_persons <= persons + std::max<int64_t>(1, (persons + 2) / 5));
     CHECK(config.simulator.model == "2pl");
+    CHECK(config.approximator.summary.item_fit);
     CHECK(draft.study["name"] == "answers-2pl");
   }
 }
@@ -80,6 +81,7 @@ TEST_CASE("draft_study: a graded model's K is the number of categories found", "
     const auto draft = draft_study(random_summary(300, 5, k), "grm", "scale.csv");
     CHECK(read_back(draft).simulator.n_categories == k);
     CHECK(read_back(draft).approximator.param_dim == k);  // log a and K-1 thresholds
+    CHECK(read_back(draft).approximator.summary.item_fit);  // the items' fitted curves an input
   }
   CHECK_FALSE(draft_study(random_summary(300, 5, 2), "3pl", "test.csv").study["simulator"].contains("n_categories"));
 }
