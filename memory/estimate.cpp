@@ -217,7 +217,7 @@ SummaryMemory summary_memory(const DeviceProfile& p, const models::ApproximatorS
   Tally stage(p);
   stage.add(b * persons, 2);  // person score and answered share, used by every chunk
   stage.add(b * chunk, 4 * n_chunks);  // the items' statistics
-  stage.add(b * items * (s.cell_dim + spec.item_fit_dim()));  // cat of the pooled chunks (and fit), item_projection's input
+  stage.add(b * items * (s.cell_dim + spec.item_fit_dim()));  // item_projection's input: the pooled chunks (+ fit)
   if (checkpointed) {
     stage.add(cells, 2);  // the chunks' inputs until their recomputation: the transposed responses and mask
   } else {

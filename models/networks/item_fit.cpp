@@ -6,23 +6,25 @@ torch::Tensor fit_items(const torch::Tensor& responses, const torch::Tensor& mas
   torch::NoGradGuard no_grad;
   const int64_t batch = responses.size(0), persons = responses.size(1), items = responses.size(2);
   const int64_t k = n_categories, nodes = kItemFitNodes;
+  const auto on_device = torch::TensorOptions().device(responses.device());
   // The answered category one-hot [B, P, J*K] and its transpose [B, J*K, P], in float32: the two products
   // over persons sum at most a few thousand terms of one sign each.
   const auto observed = mask.to(torch::kFloat32);
-  const auto category = (responses.to(torch::kFloat32).unsqueeze(-1).eq(torch::arange(k).to(torch::kFloat32)) *
-                         observed.unsqueeze(-1))
-                            .to(torch::kFloat32)
-                            .reshape({batch, persons, items * k});
+  const auto category =
+      (responses.to(torch::kFloat32).unsqueeze(-1).eq(torch::arange(k, on_device).to(torch::kFloat32)) *
+       observed.unsqueeze(-1))
+          .reshape({batch, persons, items * k});
   const auto category_t = category.transpose(1, 2).contiguous();
-  const auto theta = (torch::arange(nodes).to(torch::kFloat64) * (8.0 / static_cast<double>(nodes - 1)) - 4.0)
-                         .view({1, 1, 1, nodes});
+  const auto theta =
+      (torch::arange(nodes, on_device).to(torch::kFloat64) * (8.0 / static_cast<double>(nodes - 1)) - 4.0)
+          .view({1, 1, 1, nodes});
   const auto log_prior = torch::log_softmax(-0.5 * theta.square(), 3).view({1, 1, nodes}).to(torch::kFloat32);
 
   // Start: a = 1 and each intercept from the share of answers in its category or above.
   const auto count = category.sum(1).view({batch, items, k}).to(torch::kFloat64);
   const auto at_least = count.flip(-1).cumsum(-1).flip(-1).slice(-1, 1);
   const auto share = (at_least + 0.5) / (count.sum(-1, true) + 1.0);
-  auto slope = torch::ones_like(share.slice(-1, 0, 1)).unsqueeze(-1);                  // [B, J, 1, 1]
+  auto slope = torch::ones_like(share.slice(-1, 0, 1)).unsqueeze(-1);                 // [B, J, 1, 1]
   auto intercept = (kItemFitInterceptFromShare * torch::logit(share)).unsqueeze(-1);  // [B, J, K-1, 1]
   for (int64_t round = 0; round < kItemFitIterations; ++round) {
     // P(y >= k) [B, J, K-1, Q] and P(y = k) [B, J, K, Q] at the nodes.
@@ -42,15 +44,18 @@ torch::Tensor fit_items(const torch::Tensor& responses, const torch::Tensor& mas
     const auto ratio = n / pi, inverse = n.sum(2, true) / pi;
     const auto upper = [](const torch::Tensor& t) { return t.slice(2, 1); };
     const auto lower = [k](const torch::Tensor& t) { return t.slice(2, 0, k - 1); };
-    const auto grad_slope = (theta * (a_shift * ratio).sum(2, true)).sum(3) - kItemFitRidgeSlope * (slope.squeeze(-1) - 1.0);
-    const auto grad_intercept = (f * (upper(ratio) - lower(ratio))).sum(3) - kItemFitRidgeIntercept * intercept.squeeze(-1);
+    const auto grad_slope =
+        (theta * (a_shift * ratio).sum(2, true)).sum(3) - kItemFitRidgeSlope * (slope.squeeze(-1) - 1.0);
+    const auto grad_intercept =
+        (f * (upper(ratio) - lower(ratio))).sum(3) - kItemFitRidgeIntercept * intercept.squeeze(-1);
     const auto a_weighted = a_shift * inverse;
-    const auto i_slope = (theta.square() * (a_shift * a_weighted).sum(2, true)).sum(3) + kItemFitRidgeSlope;  // [B, J, 1]
-    const auto i_cross = (theta * f * (upper(a_weighted) - lower(a_weighted))).sum(3);                          // [B, J, K-1]
+    const auto i_slope =
+        (theta.square() * (a_shift * a_weighted).sum(2, true)).sum(3) + kItemFitRidgeSlope;  // [B, J, 1]
+    const auto i_cross = (theta * f * (upper(a_weighted) - lower(a_weighted))).sum(3);       // [B, J, K-1]
     const auto i_intercept = (f.square() * (upper(inverse) + lower(inverse))).sum(3) + kItemFitRidgeIntercept;
     const auto i_neighbours = -(f.slice(2, 0, k - 2) * f.slice(2, 1) * inverse.slice(2, 1, k - 1)).sum(3);
-    const auto i_intercepts = torch::diag_embed(i_intercept) + torch::diag_embed(i_neighbours, 1) +
-                              torch::diag_embed(i_neighbours, -1);
+    const auto i_intercepts =
+        torch::diag_embed(i_intercept) + torch::diag_embed(i_neighbours, 1) + torch::diag_embed(i_neighbours, -1);
     const auto information = torch::cat({torch::cat({i_slope.unsqueeze(-1), i_cross.unsqueeze(2)}, -1),
                                          torch::cat({i_cross.unsqueeze(-1), i_intercepts}, -1)},
                                         2);  // [B, J, K, K]

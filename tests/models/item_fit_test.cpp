@@ -1,9 +1,9 @@
+#include "models/networks/item_fit.hpp"
+
 #include <catch2/catch.hpp>
 
-#include "models/networks/item_fit.hpp"
 #include "models/simulators/simulator.hpp"
 #include "tests/models/tiny_spec.hpp"
-
 
 using namespace bfhpo::models;
 using bfhpo::test::simulator_at;
@@ -36,8 +36,8 @@ double penalized_log_likelihood(const torch::Tensor& y, const torch::Tensor& ite
   for (int64_t j = 0; j < n_items; ++j)
     log_lik += log_pi.select(1, j).t().index_select(0, category.select(1, j));  // [P, Q]
   const auto intercept = -a.unsqueeze(1) * b;
-  const auto ridge = 0.5 * kItemFitRidgeSlope * (a - 1.0).square().sum() +
-                     0.5 * kItemFitRidgeIntercept * intercept.square().sum();
+  const auto ridge =
+      0.5 * kItemFitRidgeSlope * (a - 1.0).square().sum() + 0.5 * kItemFitRidgeIntercept * intercept.square().sum();
   return (torch::logsumexp(log_lik + log_weight, 1).sum() - ridge).item<double>();
 }
 
@@ -72,7 +72,6 @@ TEST_CASE("fit_items is a function of each data set alone and keeps an all-alike
   CHECK((together.select(1, 4).select(-1, 1) < -2.0).all().item<bool>());  // far below everyone's ability
 }
 
-
 // Real data are never exactly the model, and there estimators part: on a graded scale like this one, whose
 // abilities are bimodal rather than normal, the maximum of the sum of the K-1 splits' binary likelihoods (a
 // composite likelihood, this fit's first version) lay 0.03-0.07 from the likelihood's in log a on three of five
@@ -84,10 +83,12 @@ TEST_CASE("fit_items maximizes the marginal likelihood, also where the model is 
   const int64_t persons = 2000, items = 5, k = 5;
   const auto f64 = torch::kFloat64;
   const auto upper = torch::rand({persons}, f64) < 0.5;
-  const auto theta = torch::where(upper, 1.0 + 0.6 * torch::randn({persons}, f64), -1.0 + 0.5 * torch::randn({persons}, f64));
+  const auto theta =
+      torch::where(upper, 1.0 + 0.6 * torch::randn({persons}, f64), -1.0 + 0.5 * torch::randn({persons}, f64));
   const auto log_a = torch::tensor({0.9, 0.7, 1.1, 0.5, 0.8}, f64);
   const auto b = std::get<0>(torch::sort(1.2 * torch::randn({items, k - 1}, f64), -1));
-  const auto at_least = torch::sigmoid(log_a.exp().view({1, items, 1}) * (theta.view({persons, 1, 1}) - b.unsqueeze(0)));
+  const auto at_least =
+      torch::sigmoid(log_a.exp().view({1, items, 1}) * (theta.view({persons, 1, 1}) - b.unsqueeze(0)));
   const auto y = (torch::rand({persons, items, 1}, f64) < at_least).to(f64).sum(-1);
   const auto fitted = fit_items(y.unsqueeze(0), torch::ones({1, persons, items}, f64), k)[0];
   const double best = penalized_log_likelihood(y, fitted);
