@@ -96,6 +96,7 @@ json bayesflow_json(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTri
                     {"kwargs",
                      {{"inference_variables", models::item_parameter_names(config.simulator)},
                       {"summary_variables", json::array({"item_cells"})}}}};
+  if (config.approximator.summary.item_fit) out["adapter"]["kwargs"]["inference_conditions"] = json::array({"item_fit"});
   out["summary_network"] = {{"class", "bayesflow.networks.DeepSet"},
                             {"kwargs",
                              {{"summary_dim", s.embed_dim},
@@ -161,6 +162,13 @@ json bayesflow_json(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTri
        "(LibTorch defaults, zero-initialised coupling outputs) is not BayesFlow's.",
        "bfhpo standardizes the inference variables with running statistics, as standardize="
        "\"inference_variables\" does."});
+  if (config.approximator.summary.item_fit) {
+    notes.push_back(
+        "item_fit is each item's logistic curve fitted to the data set by marginal maximum likelihood (log a, "
+        "then the K-1 difficulties; EM on 21 nodes, models/networks/item_fit.hpp), which the simulator must "
+        "provide: bfhpo appends it to the item's pooled cells and to the flow's condition, BayesFlow's adapter "
+        "passes inference_conditions to the inference network beside the summary.");
+  }
   if (config.approximator.calibration.enabled) {
     const auto& c = config.approximator.calibration;
     notes.push_back("Not carried over: the calibration penalty (Falkiewicz et al. 2023), weight " +

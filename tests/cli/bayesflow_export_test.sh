@@ -5,7 +5,7 @@ source "$(dirname "$0")/lib.sh"
 STUDY="$WORK/tiny.json"
 write_training_study "$STUDY" 1 '"approximator": {"summary.cell_dim": 8, "summary.cell_mlp_width": 16,
   "summary.cell_mlp_depth": 1, "summary.embed_dim": 16, "summary.attention_heads": 2, "summary.attention_layers": 1,
-  "summary.summary_dim": 8, "flow.depth": 2, "flow.subnet_width": 16, "flow.subnet_depth": 1,
+  "summary.summary_dim": 8, "summary.item_fit": true, "flow.depth": 2, "flow.subnet_width": 16, "flow.subnet_depth": 1,
   "calibration.enabled": true, "calibration.n_post_samples": 10, "calibration.log_prob_chunk_size": 5}'
 "$BFHPO" optimize "$STUDY" > /dev/null 2>&1 || fail "optimize failed"
 "$BFHPO" export "$STUDY" --format bayesflow > "$WORK/bayesflow.json"
@@ -59,8 +59,9 @@ assert flow["kwargs"]["subnet_kwargs"]["residual"] is False  # bfhpo's MLPs are 
 assert flow["kwargs"]["depth"] == 2 and flow["kwargs"]["subnet_kwargs"]["widths"] == [16]
 assert bf["training"]["kwargs"] == {"epochs": 2, "num_batches_per_epoch": 3, "batch_size": 8}
 assert bf["adapter"]["kwargs"]["inference_variables"] == ["log_a", "b"]
+assert bf["adapter"]["kwargs"]["inference_conditions"] == ["item_fit"]  # the item fit beside the summary
 notes = " ".join(bf["notes"])
-for lost in ("per item", "cell", "global summary", "SetTransformer", "clamp", "calibration penalty"):
+for lost in ("per item", "cell", "global summary", "SetTransformer", "clamp", "calibration penalty", "item_fit"):
     assert lost in notes, f"notes do not say what happens to {lost!r}: {bf['notes']}"
 print(f"bayesflow export: {sum(len(v) for v in SIGNATURES.values())} keywords known, every exported one among them")
 PY
