@@ -10,6 +10,8 @@
 #
 #   bash bench/person_range.sh [OUT_DIR /tmp/person-range] [EPOCHS 30] [P_MIN 100] [P_MAX 1000] [PERSONS "100 300 1000"]
 #
+# ITEM_FIT=true in the environment trains with summary.item_fit (as init's
+# studies do).
 # Needs a build (scripts/build) and R with rstan (bench/README.md, Agreement
 # with Stan). Training takes EPOCHS x 40 steps of 16 data sets.
 set -euo pipefail
@@ -23,7 +25,7 @@ cat > "$out/study.json" <<JSON
  "simulator": {"model": "2pl", "n_items": [15, 15], "n_persons": [$p_min, $p_max]},
  "training": {"epochs": $epochs, "num_batches": 40, "batch_size": 16, "learning_rate": 1e-3,
               "validation_sims": 32, "device": "cpu"},
- "approximator": {"summary": {"attention_layers": 1}, "flow": {"depth": 4}},
+ "approximator": {"summary": {"attention_layers": 1, "item_fit": ${ITEM_FIT:-false}}, "flow": {"depth": 4}},
  "memory": {"budget_mb": "auto"}}
 JSON
 echo "person_range: training on 15 items x [$p_min, $p_max] persons, $epochs epochs ($out/model)" >&2
