@@ -14,14 +14,13 @@
 // category k) with a weak ridge (a about 1, d about 0) that keeps an item
 // everyone answers alike finite; the intercepts stay ordered.
 // kItemFitIterations rounds from a = 1 and d_k from the category shares.
-// The likelihood is the model's own, as Stan's: on real data, which no model
-// describes exactly, moment summaries (the rest score's correlation) and
-// the likelihood disagree, and a network given only the former misses the
-// posterior (bench/README.md, "The amortized posterior alone").
 //
-// Why: the cells' features carry an item's discrimination only through the
-// rest score, which on a few items is a noisy stand-in for theta; the fit
-// integrates theta out as the posterior does.
+// Why: the cells' features carry an item's discrimination through moments
+// (the rest score's covariance with the response), and on real data, which
+// no model describes exactly, moments and the likelihood disagree: a
+// network given only the former follows them away from the posterior that
+// Stan computes from the likelihood. The fit is the likelihood's answer
+// (bench/README.md, "The item fit").
 //
 // responses [B, P, J] in {0..K-1}, mask [B, P, J] (1 observed, 0 missing) ->
 // [B, J, K] in the responses' dtype: log a_j, then b_jk = -d_jk / a_j for
