@@ -199,7 +199,7 @@ SummaryOutput SummaryNetworkImpl::forward(const torch::Tensor& responses, const 
   const auto dtype = item_projection_->weight.dtype();
   const auto observed = mask.defined() ? mask.to(dtype) : torch::ones_like(responses, dtype);
   const auto scored = responses.to(dtype);
-  // The fit first: its float64 temporaries are gone before phi's activations arrive.
+  // The fit first: its temporaries (one-hot categories, node weights) are gone before phi's activations arrive.
   const auto item_fit = spec_.item_fit ? fit_items(scored, observed, n_categories_) : torch::Tensor();
   auto pooled = per_item_stage(scored, observed);
   if (item_fit.defined()) pooled = torch::cat({pooled, item_fit}, -1);
