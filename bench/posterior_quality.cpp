@@ -6,7 +6,7 @@
 //      SBC rank KS distance, recovery r, NRMSE, contraction per parameter) on
 //      --eval-datasets simulated datasets;
 //   2. on --mcmc-datasets held-out datasets, the reference posterior by
-//      infer --refine's sampler of the exact posterior (trials/posterior_refinement.hpp:
+//      infer --refine's sampler of the exact posterior (inference/posterior_refinement.hpp:
 //      abilities integrated out, 4 chains started from prior draws, split
 //      R-hat; it agrees with Stan's NUTS on real data to 0.02-0.04 Stan sd)
 //      and the amortized one, the same diagnostics for both, and per item
@@ -22,7 +22,7 @@
 #include "memory/cpu_memory_tracking.hpp"
 #include "models/diagnostics.hpp"
 #include "trials/evaluation.hpp"
-#include "trials/posterior_refinement.hpp"
+#include "inference/posterior_refinement.hpp"
 #include "trials/trainer.hpp"
 #include "trials/training_threads.hpp"
 #include "trials/trial_config.hpp"
@@ -128,7 +128,7 @@ HeldOut held_out_comparison(models::ContinuousApproximatorImpl& approximator, co
   const models::Simulator simulator(spec, 0x4E1D0017ULL, torch::kCPU);  // seeds no training or evaluation uses
   std::vector<torch::Tensor> amortized, mcmc, truths;
   HeldOut out;
-  trials::RefinementOptions options;
+  inference::RefinementOptions options;
   options.method = "mcmc";
   options.warmup_sweeps = args.mcmc_sweeps / 3;
   options.sampling_sweeps = args.mcmc_sweeps - options.warmup_sweeps;
@@ -138,17 +138,17 @@ HeldOut held_out_comparison(models::ContinuousApproximatorImpl& approximator, co
     amortized.push_back(approximator.sample(1000, batch.responses, batch.mask)[0].to(torch::kFloat64));
     // The reference starts from the prior, not from the posterior it is compared with.
     auto generator = at::make_generator<at::CPUGeneratorImpl>(2000 + static_cast<uint64_t>(i));
-    trials::PosteriorDraws prior;
+    inference::PosteriorDraws prior;
     prior.item_names.resize(items);
     prior.draws = simulator.model().draw_item_params(1000, items, generator).transpose(0, 1).contiguous();
     prior.log_prob = torch::zeros({items, 1000}, torch::kFloat32);
-    trials::ResponseMatrix data;
+    inference::ResponseMatrix data;
     data.item_names = prior.item_names;
     data.responses = batch.responses[0];
     data.mask = batch.mask[0];
     options.seed = 1000 + static_cast<uint64_t>(i);
     const double start = cpu_seconds();
-    const auto reference = trials::refine_posterior(simulator.model(), data, prior, options);
+    const auto reference = inference::refine_posterior(simulator.model(), data, prior, options);
     out.mcmc_cpu_seconds += cpu_seconds() - start;
     mcmc.push_back(reference.posterior.draws.to(torch::kFloat64));
     out.max_rhats.push_back(reference.max_rhat);

@@ -1,17 +1,18 @@
 #include "cli/command.hpp"
 #include "common/atomic_file.hpp"
 #include "common/user_error.hpp"
-#include "models/simulators/item_response_model.hpp"
-#include "trials/posterior_inference.hpp"
-#include "trials/posterior_predictive_check.hpp"
-#include "trials/posterior_refinement.hpp"
-#include "trials/summary_space_check.hpp"
+#include "inference/data_set_inference.hpp"
+#include "inference/many_data_sets.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <iomanip>
+#include <map>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <vector>
@@ -20,21 +21,24 @@ namespace bfhpo::cli {
 namespace {
 
 // Whether two paths name one file: the same device and inode when both
-// exist (through links and other spellings), else the same resolved path.
+// exist (through links and other spellings), else the same absolute,
+// resolved path (a.csv, ./a.csv and $PWD/a.csv are one file not yet written).
 bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
   struct stat first{}, second{};
   if (::stat(a.c_str(), &first) == 0 && ::stat(b.c_str(), &second) == 0)
     return first.st_dev == second.st_dev && first.st_ino == second.st_ino;
   std::error_code error;
-  const auto resolved_a = std::filesystem::weakly_canonical(a, error);
-  const auto resolved_b = std::filesystem::weakly_canonical(b, error);
+  const auto resolved_a = std::filesystem::weakly_canonical(std::filesystem::absolute(a), error);
+  const auto resolved_b = std::filesystem::weakly_canonical(std::filesystem::absolute(b), error);
   return !error && resolved_a == resolved_b;
 }
 
-// An output that names an input, or the other output, would destroy it: refused before any work.
+constexpr const char* kOutputOptions[] = {"out", "draws-out", "check-out", "persons-out", "datasets-out"};
+
+// An output that names an input, or another output, would destroy it: refused before any work.
 void refuse_outputs_over_inputs(const VerbArgs& args, const std::vector<std::filesystem::path>& inputs) {
   std::vector<std::string> outputs;
-  for (const char* option : {"out", "draws-out", "check-out"})
+  for (const char* option : kOutputOptions)
     if (args.count(option)) outputs.push_back(option);
   for (size_t i = 0; i < outputs.size(); ++i) {
     const std::string output = args[outputs[i]].as<std::string>();
@@ -50,7 +54,7 @@ void refuse_outputs_over_inputs(const VerbArgs& args, const std::vector<std::fil
 }
 
 // The model check's options, refused before any work when no flag could come of them.
-std::optional<trials::PredictiveCheckOptions> check_options(const VerbArgs& args, int64_t n_categories) {
+std::optional<inference::PredictiveCheckOptions> check_options(const VerbArgs& args, int64_t n_categories) {
   const auto replications = args["check-replications"].as<int64_t>();
   if (replications == 0) {
     if (args.count("check-out"))
@@ -58,32 +62,170 @@ std::optional<trials::PredictiveCheckOptions> check_options(const VerbArgs& args
                       "out one of them");
     return std::nullopt;
   }
-  trials::PredictiveCheckOptions options{replications, args["check-alpha"].as<double>(), args["seed"].as<uint64_t>()};
-  trials::check_options_valid(options, static_cast<int64_t>(trials::item_statistic_names(n_categories).size()),
+  inference::PredictiveCheckOptions options{replications, args["check-alpha"].as<double>(), args["seed"].as<uint64_t>()};
+  inference::check_options_valid(options, static_cast<int64_t>(inference::item_statistic_names(n_categories).size()),
                               "bfhpo infer: --check-replications " + std::to_string(replications) +
                                   " --check-alpha " + std::to_string(options.alpha));
   return options;
 }
 
-// One line: how many items misfit against how many chance gives, where the data's summary lies.
-std::string model_check_line(const trials::PredictiveCheck& predictive, const trials::SummarySpaceCheck& summary_space) {
-  std::ostringstream line;
-  line << std::setprecision(3) << "model check: " << predictive.misfitting_items().size() << " of "
-       << predictive.items.size() << " items misfit (at most " << predictive.alpha * static_cast<double>(predictive.items.size())
-       << " expected by chance when the model fits; " << predictive.replications
-       << " replications); the data's summary lies farther out than " << summary_space.percentile
-       << "% of simulated data sets' (p = " << summary_space.p_value << ")";
-  return line.str();
-}
-
 // The refinement's options; none with --refine off.
-std::optional<trials::RefinementOptions> refinement_options(const VerbArgs& args) {
+std::optional<inference::RefinementOptions> refinement_options(const VerbArgs& args) {
   const auto method = args["refine"].as<std::string>();
   if (method == "off") return std::nullopt;
-  trials::RefinementOptions options{method, args["refine-chains"].as<int64_t>(), args["refine-warmup"].as<int64_t>(),
+  inference::RefinementOptions options{method, args["refine-chains"].as<int64_t>(), args["refine-warmup"].as<int64_t>(),
                                     args["refine-sweeps"].as<int64_t>(), args["seed"].as<uint64_t>()};
-  trials::check_refinement_options(options, "bfhpo infer: --refine " + method);
+  inference::check_refinement_options(options, "bfhpo infer: --refine " + method);
   return options;
+}
+
+// Person scores when --persons-out asks for them.
+std::optional<inference::PersonScoreOptions> person_options(const VerbArgs& args) {
+  const auto plausible_values = args["plausible-values"].as<int64_t>();
+  if (!args.count("persons-out")) {
+    if (plausible_values != 0)
+      throw UserError("bfhpo infer: --plausible-values without --persons-out: nowhere to write them. Fix: add "
+                      "--persons-out FILE");
+    return std::nullopt;
+  }
+  if (plausible_values < 0 || plausible_values > 1000)
+    throw UserError("bfhpo infer: --plausible-values " + std::to_string(plausible_values) +
+                    ": give 0 to 1000 draws a person (5 to 20 is usual)");
+  inference::PersonScoreOptions options;
+  options.plausible_values = plausible_values;
+  options.seed = args["seed"].as<uint64_t>();
+  return options;
+}
+
+// The live count of data sets done, with the time left: redrawn in place on a terminal, else a line a tenth.
+class DataSetProgress {
+ public:
+  explicit DataSetProgress(size_t total) : total_(total), live_(::isatty(STDERR_FILENO) == 1) {}
+  void done(size_t count) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const bool tenth = count * 10 / total_ != (count - 1) * 10 / total_;
+    if (!live_ && !tenth) return;
+    std::ostringstream line;
+    line << std::fixed << std::setprecision(1) << "infer: " << count << " of " << total_ << " data sets, " << elapsed
+         << " s";
+    if (count < total_) line << ", about " << elapsed / static_cast<double>(count) * static_cast<double>(total_ - count) << " s left";
+    std::cerr << (live_ ? "\r" : "") << line.str() << (live_ && count < total_ ? "" : "\n") << std::flush;
+  }
+
+ private:
+  size_t total_;
+  bool live_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+// One response file, as infer has always answered it: the per-item summary, and its draws, check and persons.
+int infer_one_file(const VerbArgs& args, inference::TrainedModel& model, inference::DataSetSources& sources,
+                   const inference::InferenceOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  auto read = sources.read(0);
+  if (!read.data) throw UserError(read.error);
+  const auto result =
+      inference::infer_data_set(model, *read.data, options, [](const std::string& line) { std::cerr << line << "\n"; });
+  const auto& posterior = result.posterior;
+  if (result.predictive && args.count("check-out"))
+    write_file_atomically(args["check-out"].as<std::string>(), result.predictive->to_csv());
+  if (result.persons) write_file_atomically(args["persons-out"].as<std::string>(), result.persons->to_csv());
+  if (args.count("datasets-out")) {
+    const auto row = inference::DataSetRow::of(
+        sources.name(0), *read.data, result,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), result.posterior.warnings);
+    write_file_atomically(args["datasets-out"].as<std::string>(),
+                          args["format"].as<std::string>() == "json"
+                              ? nlohmann::json::array({row.to_json()}).dump(2) + "\n"
+                              : inference::data_set_table_header() + inference::data_set_table_line(row));
+  }
+  const std::string summary =
+      args["format"].as<std::string>() == "json" ? result.summary_json().dump(2) + "\n" : posterior.summary_csv();
+  if (args.count("draws-out")) write_file_atomically(args["draws-out"].as<std::string>(), posterior.draws_csv());
+  if (args.count("out"))
+    write_file_atomically(args["out"].as<std::string>(), summary);
+  else
+    std::cout << summary;
+  return 0;
+}
+
+// The outputs of a many-data-set run, each written whole at the end (or not at all), the summary to stdout without --out.
+class ManyOutputs {
+ public:
+  ManyOutputs(const VerbArgs& args) : json_(args["format"].as<std::string>() == "json") {
+    for (const char* option : kOutputOptions)
+      if (args.count(option)) writers_.emplace(option, std::make_unique<AtomicFileWriter>(args[option].as<std::string>()));
+  }
+  void add(const std::string& dataset, const inference::DataSetOutcome& outcome, bool first) {
+    if (outcome.result) {
+      const auto& result = *outcome.result;
+      const bool first_summary = summaries_++ == 0;
+      write("out", json_ ? std::string(first_summary ? "[\n" : ",\n") + data_set_json(dataset, result).dump(2)
+                         : inference::with_dataset_column(result.posterior.summary_csv(), dataset, first_summary));
+      if (has("draws-out"))
+        write("draws-out", inference::with_dataset_column(result.posterior.draws_csv(), dataset, first_summary));
+      if (has("check-out") && result.predictive)
+        write("check-out", inference::with_dataset_column(result.predictive->to_csv(), dataset, first_summary));
+      if (has("persons-out") && result.persons)
+        write("persons-out", inference::with_dataset_column(result.persons->to_csv(), dataset, first_summary));
+    }
+    if (has("datasets-out"))
+      write("datasets-out", json_ ? std::string(first ? "[\n" : ",\n") + outcome.row.to_json().dump(2)
+                                  : (first ? inference::data_set_table_header() : "") +
+                                        inference::data_set_table_line(outcome.row));
+  }
+  void commit() {
+    if (json_) {
+      write("out", summaries_ == 0 ? "[]\n" : "\n]\n");
+      if (has("datasets-out")) write("datasets-out", "\n]\n");
+    }
+    for (auto& [option, writer] : writers_) writer->commit();
+  }
+
+ private:
+  static nlohmann::json data_set_json(const std::string& dataset, const inference::DataSetInference& result) {
+    nlohmann::json out = {{"dataset", dataset}};
+    out.update(result.summary_json());
+    return out;
+  }
+  bool has(const std::string& option) const { return writers_.count(option) > 0; }
+  void write(const std::string& option, const std::string& bytes) {
+    if (has(option))
+      writers_.at(option)->append(bytes);
+    else if (option == "out")
+      std::cout << bytes;
+  }
+
+  bool json_;
+  size_t summaries_ = 0;
+  std::map<std::string, std::unique_ptr<AtomicFileWriter>> writers_;
+};
+
+// Many data sets through the model loaded once: progress, outputs, closing lines; exit 2 naming the failed ones.
+int infer_many_data_sets(const VerbArgs& args, inference::TrainedModel& model, inference::DataSetSources& sources,
+                         const inference::InferenceOptions& options) {
+  ManyOutputs outputs(args);
+  DataSetProgress progress(sources.size());
+  std::vector<inference::DataSetRow> rows;
+  std::vector<std::string> failed;
+  inference::infer_many(model, sources, options, [&](size_t index, const inference::DataSetOutcome& outcome) {
+    outputs.add(sources.name(index), outcome, index == 0);
+    if (!outcome.row.error.empty()) {
+      failed.push_back(sources.name(index));
+      std::cerr << "\n" << sources.name(index) << ": " << outcome.row.error << "\n";
+    }
+    rows.push_back(outcome.row);
+    progress.done(index + 1);
+  });
+  outputs.commit();
+  for (const auto& line : inference::closing_lines(rows)) std::cerr << line << "\n";
+  if (failed.empty()) return 0;
+  std::string names;
+  for (size_t i = 0; i < failed.size() && i < 10; ++i) names += (i ? ", " : "") + failed[i];
+  if (failed.size() > 10) names += ", ...";
+  throw UserError("bfhpo infer: " + std::to_string(failed.size()) + " of " + std::to_string(sources.size()) +
+                  " data sets failed (" + names + "); the others' results are written. Fix: see each one's error " +
+                  "above (and in --datasets-out)");
 }
 
 }  // namespace
@@ -95,46 +237,21 @@ int run_infer(const VerbArgs& args) {
   if (format != "csv" && format != "json")
     throw UserError("bfhpo infer: --format '" + format + "' is unknown. Fix: use csv or json");
 
-  auto model = trials::load_trained_model(args["study"].as<std::string>(), storage_override(args));
-  const std::string data_file = args["data"].as<std::string>();
+  auto model = inference::load_trained_model(args["study"].as<std::string>(), storage_override(args));
+  const auto text_of = [&](const char* option) { return args.count(option) ? args[option].as<std::string>() : ""; };
+  inference::DataSetSources sources(args["data"].as<std::vector<std::string>>(), text_of("id-column"),
+                                    text_of("group-column"), inference::response_format(model));
   std::vector<std::filesystem::path> inputs = model.files;
-  inputs.emplace_back(data_file);
+  inputs.insert(inputs.end(), sources.files().begin(), sources.files().end());
   refuse_outputs_over_inputs(args, inputs);
-  const auto data = trials::read_response_matrix(
-      data_file, args.count("id-column") ? args["id-column"].as<std::string>() : "", trials::response_format(model));
-  const auto check = check_options(args, trials::response_format(model).n_categories);
-  const auto refinement = refinement_options(args);
-  auto posterior = trials::infer_posterior(model, data, args["draws"].as<int64_t>(), args["seed"].as<uint64_t>());
-  for (const auto& warning : posterior.warnings) std::cerr << "warning: " << warning << "\n";
-  const auto item_model = models::make_item_response_model(model.config.simulator);
-  std::optional<nlohmann::json> refinement_json;
-  if (refinement) {
-    auto refined = trials::refine_posterior(*item_model, data, posterior, *refinement);
-    std::cerr << refined.line() << "\n";
-    if (const auto warning = refined.warning()) std::cerr << "warning: " << *warning << "\n";
-    if (refined.method == "mcmc")
-      refined.posterior.log_prob = trials::amortized_log_prob(model, data, refined.posterior.draws);
-    refinement_json = refined.to_json();
-    posterior = std::move(refined.posterior);
-  }
-  auto summary_json = posterior.summary_json();
-  if (refinement_json) summary_json["refinement"] = *refinement_json;
-  if (check) {
-    const auto predictive = trials::posterior_predictive_check(*item_model, data, posterior, *check);
-    const auto summary_space = trials::summary_space_check(model, data, check->seed);
-    std::cerr << model_check_line(predictive, summary_space) << "\n";
-    for (const auto& warning : predictive.warnings()) std::cerr << "warning: " << warning << "\n";
-    if (const auto warning = summary_space.warning()) std::cerr << "warning: " << *warning << "\n";
-    summary_json["model_check"] = {{"items", predictive.to_json()}, {"summary_space", summary_space.to_json()}};
-    if (args.count("check-out")) write_file_atomically(args["check-out"].as<std::string>(), predictive.to_csv());
-  }
-  const std::string summary = format == "json" ? summary_json.dump(2) + "\n" : posterior.summary_csv();
-  if (args.count("draws-out")) write_file_atomically(args["draws-out"].as<std::string>(), posterior.draws_csv());
-  if (args.count("out"))
-    write_file_atomically(args["out"].as<std::string>(), summary);
-  else
-    std::cout << summary;
-  return 0;
+  inference::InferenceOptions options;
+  options.draws = args["draws"].as<int64_t>();
+  options.seed = args["seed"].as<uint64_t>();
+  options.check = check_options(args, inference::response_format(model).n_categories);
+  options.refinement = refinement_options(args);
+  options.persons = person_options(args);
+  if (sources.single_file()) return infer_one_file(args, model, sources, options);
+  return infer_many_data_sets(args, model, sources, options);
 }
 
 }  // namespace bfhpo::cli

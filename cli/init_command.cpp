@@ -2,7 +2,7 @@
 #include "common/atomic_file.hpp"
 #include "common/user_error.hpp"
 #include "models/simulators/simulator_spec.hpp"
-#include "trials/study_from_data.hpp"
+#include "inference/study_from_data.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -41,11 +41,11 @@ int run_init(const VerbArgs& args) {
       args.count("output") ? std::optional<fs::path>(args["output"].as<std::string>()) : std::nullopt;
   if (out) check_output(*out, data_file, args.count("force") > 0);
 
-  const auto data = trials::read_response_matrix(
+  const auto data = inference::read_response_matrix(
       data_file, args.count("id-column") ? args["id-column"].as<std::string>() : "",
-      trials::ResponseFormat{trials::kMostCategories, true});
-  const auto summary = trials::summarize_responses(data);
-  const auto draft = trials::draft_study(summary, model, data_file, trials::estimate_log_a(data, summary, model, data_file));
+      inference::ResponseFormat{inference::kMostCategories, true});
+  const auto summary = inference::summarize_responses(data);
+  const auto draft = inference::draft_study(summary, model, data_file, inference::estimate_log_a(data, summary, model, data_file));
   const std::string text = draft.study.dump(2) + "\n";
   std::ostream& said = out ? std::cout : std::cerr;
   for (const auto& choice : draft.choices) said << choice.what << ": " << choice.why << "\n";

@@ -87,9 +87,12 @@ void train_options(po::options_description& options) {
 
 void infer_options(po::options_description& options) {
   storage_option(options);
-  options.add_options()("data", po::value<std::string>(),
+  options.add_options()("data", po::value<std::vector<std::string>>()->multitoken(),
                         "responses.csv or .tsv: persons x items of 0/1 (0..K-1 graded; empty or NA missing), a header of item "
-                        "names, an optional id column")(
+                        "names, an optional id column. Several files, a folder (its *.csv and *.tsv) or a quoted pattern "
+                        "('wave*.csv'): many data sets in one run, the outputs long with a first column `dataset`")(
+      "group-column", po::value<std::string>(),
+      "one long --data file holding many data sets: this column names each person's data set")(
       "draws", po::value<int64_t>()->default_value(1000), "posterior draws per item")(
       "seed", po::value<uint64_t>()->default_value(1), "seed of the draws (torch.manual_seed in Python gives the same)")(
       "format", po::value<std::string>()->default_value("csv"), "csv or json: the per-item summary")(
@@ -108,7 +111,15 @@ void infer_options(po::options_description& options) {
       "(importance, mcmc where k-hat is too high)")(
       "refine-chains", po::value<int64_t>()->default_value(4), "refinement by mcmc: chains")(
       "refine-warmup", po::value<int64_t>()->default_value(500), "refinement by mcmc: warm-up sweeps a chain")(
-      "refine-sweeps", po::value<int64_t>()->default_value(1500), "refinement by mcmc: kept sweeps a chain");
+      "refine-sweeps", po::value<int64_t>()->default_value(1500), "refinement by mcmc: kept sweeps a chain")(
+      "persons-out", po::value<std::string>(),
+      "write every person's ability posterior (mean = EAP, sd, 2.5/50/97.5%), integrated over the item draws, to this "
+      "CSV file")(
+      "plausible-values", po::value<int64_t>()->default_value(0),
+      "with --persons-out: this many draws of each person's ability (plausible values pv1..pvM)")(
+      "datasets-out", po::value<std::string>(),
+      "write one row a data set (persons, items, missing share, Pareto k-hat, the path taken, misfitting items, "
+      "summary-space p, seconds, warnings, error) to this file (CSV, or JSON with --format json)");
 }
 
 void init_options(po::options_description& options) {
@@ -177,9 +188,11 @@ const std::vector<Verb>& verbs() {
        "STUDY.json [--params PARAMS.json] [--budget-mb N] [--json]", Side::Training, memory_options},
       {"train", "train one configuration (the study's fixed values + PARAMS.json), print diagnostics",
        "STUDY.json [--params PARAMS.json] [--epochs N] [--seed S] [--out DIR] [--json]", Side::Training, train_options},
-      {"infer", "posterior draws of every item's parameters for a real response matrix",
-       "MODEL_DIR|STUDY.json --data responses.csv [--draws N] [--seed S] [--format csv|json] [--out F] [--draws-out F]"
-       " [--id-column NAME] [--check-replications R] [--check-alpha A] [--check-out F] [--storage URL]",
+      {"infer", "posterior draws of every item's parameters, and every person's score, for one or many response files",
+       "MODEL_DIR|STUDY.json --data responses.csv|FOLDER|'PATTERN'... [--group-column G] [--draws N] [--seed S]"
+       " [--format csv|json] [--out F] [--draws-out F] [--persons-out F [--plausible-values M]] [--datasets-out F]"
+       " [--id-column NAME] [--check-replications R] [--check-alpha A] [--check-out F]"
+       " [--refine off|importance|mcmc|auto] [--storage URL]",
        Side::Training, infer_options},
       {"init", "write a training study sized to a response file: ranges, categories, missing share, training length",
        "--data responses.csv --model rasch|2pl|3pl|grm [-o STUDY.json [--force]] [--id-column NAME]", Side::Training,

@@ -72,50 +72,62 @@ Destination follow_links(const fs::path& file) {
   }
 }
 
-void write_through(const fs::path& file, const fs::path& target, std::string_view bytes) {
-  const int fd = ::open(target.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-  if (fd < 0) throw write_error(file, "open", errno);
-  if (const int error = write_all(fd, bytes)) {
-    ::close(fd);
-    throw write_error(file, "write", error);
-  }
-  if (::close(fd) != 0) throw write_error(file, "close", errno);
-}
-
-void replace(const fs::path& file, const fs::path& target, std::string_view bytes, std::optional<mode_t> mode) {
-  const fs::path temporary = target.string() + ".tmp-" + std::to_string(::getpid());
-  const auto fail = [&](const std::string& what, int error) {
-    ::unlink(temporary.c_str());
-    return write_error(file, what, error);
-  };
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw fail("create " + temporary.string(), errno);
-  const auto fail_open = [&](const std::string& what, int error) {
-    ::close(fd);
-    return fail(what, error);
-  };
-  if (mode && ::fchmod(fd, *mode) != 0) throw fail_open("keep the file's permissions", errno);
-  if (const int error = write_all(fd, bytes)) throw fail_open("write", error);
-  if (::fsync(fd) != 0) throw fail_open("flush to disk", errno);
-  if (::close(fd) != 0) throw fail("close", errno);
-  if (::rename(temporary.c_str(), target.c_str()) != 0) throw fail("rename into place", errno);
-}
-
 }  // namespace
 
-void write_file_atomically(const fs::path& file, std::string_view bytes) {
+AtomicFileWriter::AtomicFileWriter(const fs::path& file) : file_(file) {
   const Destination destination = follow_links(file);
   struct stat status {};
+  std::optional<mode_t> mode;
   if (::stat(destination.path.c_str(), &status) != 0) {
     if (errno != ENOENT || destination.descriptor) throw write_error(file, "open", errno);
-    return replace(file, destination.path, bytes, std::nullopt);
+  } else if (S_ISREG(status.st_mode) && !destination.descriptor) {
+    mode = status.st_mode & 07777;
+  } else if (S_ISREG(status.st_mode) || S_ISCHR(status.st_mode) || S_ISFIFO(status.st_mode)) {
+    fd_ = ::open(destination.path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd_ < 0) throw write_error(file, "open", errno);
+    return;
+  } else {
+    throw UserError::at(file.string(), "", "is " + kind_of(status.st_mode) + ", not a file to write",
+                        "give the path of a file (a new one, or one to replace)");
   }
-  if (S_ISREG(status.st_mode) && !destination.descriptor)
-    return replace(file, destination.path, bytes, status.st_mode & 07777);
-  if (S_ISREG(status.st_mode) || S_ISCHR(status.st_mode) || S_ISFIFO(status.st_mode))
-    return write_through(file, destination.path, bytes);
-  throw UserError::at(file.string(), "", "is " + kind_of(status.st_mode) + ", not a file to write",
-                      "give the path of a file (a new one, or one to replace)");
+  target_ = destination.path;
+  temporary_ = destination.path.string() + ".tmp-" + std::to_string(::getpid());
+  fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw fail("create " + temporary_.string(), errno);
+  if (mode && ::fchmod(fd_, *mode) != 0) throw fail("keep the file's permissions", errno);
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!temporary_.empty()) ::unlink(temporary_.c_str());
+}
+
+void AtomicFileWriter::append(std::string_view bytes) {
+  if (const int error = write_all(fd_, bytes)) throw fail("write", error);
+}
+
+void AtomicFileWriter::commit() {
+  if (!temporary_.empty() && ::fsync(fd_) != 0) throw fail("flush to disk", errno);
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) throw fail("close", errno);
+  if (temporary_.empty()) return;
+  if (::rename(temporary_.c_str(), target_.c_str()) != 0) throw fail("rename into place", errno);
+  temporary_.clear();
+}
+
+UserError AtomicFileWriter::fail(const std::string& what, int error) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  if (!temporary_.empty()) ::unlink(temporary_.c_str());
+  temporary_.clear();
+  return write_error(file_, what, error);
+}
+
+void write_file_atomically(const fs::path& file, std::string_view bytes) {
+  AtomicFileWriter writer(file);
+  writer.append(bytes);
+  writer.commit();
 }
 
 void create_output_folder(const fs::path& folder) {

@@ -16,12 +16,39 @@
 // file and the system's reason.
 #pragma once
 
+#include "common/user_error.hpp"
+
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 namespace bfhpo {
 
 void write_file_atomically(const std::filesystem::path& file, std::string_view bytes);
+
+// The same output written in pieces, so an output larger than memory needs
+// no buffer: the pieces go to the temporary (or through, for a device or a
+// FIFO) and commit() puts the file in place. Destroyed before commit() (an
+// error, an exception elsewhere), the temporary is removed and the target is
+// as it was. Each failure is the UserError write_file_atomically gives.
+class AtomicFileWriter {
+ public:
+  explicit AtomicFileWriter(const std::filesystem::path& file);
+  ~AtomicFileWriter();
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+
+  void append(std::string_view bytes);
+  void commit();
+
+ private:
+  UserError fail(const std::string& what, int error);
+
+  std::filesystem::path file_;       // as the user named it, for messages
+  std::filesystem::path target_;     // where its links lead; empty when written through
+  std::filesystem::path temporary_;  // empty when written through or once renamed
+  int fd_ = -1;
+};
 
 // The folder a command writes its files into (train's --out): created with
 // its parents when missing. A path that names anything but a folder (or a

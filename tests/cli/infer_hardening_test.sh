@@ -1,5 +1,5 @@
-# Issue 25 (items 5, 6, 10, 13, 17) for `bfhpo infer`: an output never names
-# an input; weights that are empty, cut short, corrupt or not those of the
+# Issue 25 (items 5, 6, 10, 13, 17) and 39 (item 7) for `bfhpo infer`: an output never names
+# an input or another output; weights that are empty, cut short, corrupt or not those of the
 # config.json beside them, a huge --draws and a 100,000-item file are exit 2
 # naming the file and the fix, never an abort; item names with commas and
 # quotes come out as RFC 4180 CSV fields in the summary and the draws; a UTF-8
@@ -38,6 +38,14 @@ expect_user_error "names an input, $WORK/model/weights.pt" \
   "$BFHPO" infer "$WORK/model" --data "$WORK/data.csv" --draws 20 --out "$WORK/model/weights.pt"
 expect_user_error "--out and --draws-out name the same file" \
   "$BFHPO" infer "$WORK/model" --data "$WORK/data.csv" --draws 20 --out "$WORK/new.csv" --draws-out "$WORK/./new.csv"
+# Issue 39 item 7: files not yet written, named relative, with ./ or absolute, are one file.
+expect_user_error "--out and --draws-out name the same file" \
+  env -C "$WORK" "$BFHPO" infer "$WORK/model" --data data.csv --draws 20 --out a.csv --draws-out ./a.csv
+expect_user_error "--draws-out and --check-out name the same file" \
+  env -C "$WORK" "$BFHPO" infer "$WORK/model" --data data.csv --draws 20 --draws-out c.csv --check-out "$WORK/c.csv"
+expect_user_error "--out and --persons-out name the same file" \
+  env -C "$WORK" "$BFHPO" infer "$WORK/model" --data data.csv --draws 20 --out p.csv --persons-out "$WORK/./p.csv"
+[ ! -e "$WORK/a.csv" ] && [ ! -e "$WORK/c.csv" ] && [ ! -e "$WORK/p.csv" ] || fail "a refused infer wrote an output"
 cmp -s "$WORK/data.csv" "$WORK/data.before" || fail "a refused infer changed the data file"
 [ ! -e "$WORK/new.csv" ] || fail "a refused infer wrote its output"
 

@@ -188,3 +188,25 @@ TEST_CASE("an output folder is created when missing, refused when the path is so
   CHECK_THROWS_AS(create_output_folder(scratch.path / "weights.pt" / "sub"), bfhpo::UserError);
   CHECK(entries(scratch.path) == 3);
 }
+
+TEST_CASE("AtomicFileWriter: pieces make the file whole at commit; abandoned, the old file stays and no temporary") {
+  ScratchFolder scratch;
+  const fs::path file = scratch.path / "out.csv";
+  write_plain(file, "old\n");
+  {
+    bfhpo::AtomicFileWriter writer(file);
+    writer.append("a,b\n");
+    writer.append("1,2\n");
+    CHECK(read_file(file) == "old\n");  // nothing visible before commit
+  }
+  CHECK(read_file(file) == "old\n");
+  CHECK(entries(scratch.path) == 1);
+  {
+    bfhpo::AtomicFileWriter writer(file);
+    writer.append("a,b\n");
+    writer.append("1,2\n");
+    writer.commit();
+  }
+  CHECK(read_file(file) == "a,b\n1,2\n");
+  CHECK(entries(scratch.path) == 1);
+}

@@ -1,0 +1,66 @@
+#include "inference/data_set_inference.hpp"
+
+#include "models/simulators/item_response_model.hpp"
+
+#include <iomanip>
+#include <sstream>
+
+namespace bfhpo::inference {
+
+nlohmann::json DataSetInference::summary_json() const {
+  auto out = posterior.summary_json();
+  if (refinement) out["refinement"] = *refinement;
+  if (predictive && summary_space)
+    out["model_check"] = {{"items", predictive->to_json()}, {"summary_space", summary_space->to_json()}};
+  return out;
+}
+
+std::string DataSetInference::path() const {
+  return refinement ? (*refinement)["method"].get<std::string>() : "amortized";
+}
+
+bool DataSetInference::needs_chains() const {
+  const bool outside = summary_space && summary_space->outside();
+  return path() == "amortized" && (outside || (refinement && !(*refinement)["importance_reliable"].get<bool>()));
+}
+
+DataSetInference infer_data_set(TrainedModel& model, const ResponseMatrix& data, const InferenceOptions& options,
+                                const SayLine& say) {
+  DataSetInference result;
+  result.posterior = infer_posterior(model, data, options.draws, options.seed);
+  for (const auto& warning : result.posterior.warnings) say("warning: " + warning);
+  if (options.check) result.summary_space = summary_space_check(model, data, options.check->seed);
+  const auto item_model = models::make_item_response_model(model.config.simulator);
+  if (options.refinement) {
+    auto refinement = *options.refinement;
+    if (refinement.method == "auto" && result.summary_space && result.summary_space->outside()) refinement.method = "mcmc";
+    auto refined = refine_posterior(*item_model, data, result.posterior, refinement);
+    say(refined.line());
+    if (const auto warning = refined.warning()) say("warning: " + *warning);
+    if (refined.method == "mcmc") refined.posterior.log_prob = amortized_log_prob(model, data, refined.posterior.draws);
+    result.pareto_k = refined.pareto_k;
+    result.refinement = refined.to_json();
+    result.posterior = std::move(refined.posterior);
+  }
+  if (options.check) {
+    result.predictive = posterior_predictive_check(*item_model, data, result.posterior, *options.check);
+    say(model_check_line(*result.predictive, *result.summary_space));
+    for (const auto& warning : result.predictive->warnings()) say("warning: " + warning);
+    if (const auto warning = result.summary_space->warning()) say("warning: " + *warning);
+  }
+  if (options.persons) result.persons = score_persons(*item_model, data, result.posterior, *options.persons);
+  return result;
+}
+
+std::string model_check_line(const PredictiveCheck& predictive, const SummarySpaceCheck& summary_space) {
+  std::ostringstream line;
+  line << std::setprecision(3) << "model check: " << predictive.misfitting_items().size() << " of "
+       << predictive.items.size() << " items misfit (at most "
+       << predictive.alpha * static_cast<double>(predictive.items.size())
+       << " expected by chance when the model fits; " << predictive.replications
+       << " replications); the data's summary lies farther out than " << summary_space.percentile
+       << "% of simulated data sets' (p = " << summary_space.p_value << ")";
+  return line.str();
+}
+
+}  // namespace bfhpo::inference

@@ -1,0 +1,68 @@
+// The amortized Bayesian workflow on one data set, as `bfhpo infer` runs it:
+// the amortized draws (posterior_inference.hpp), the exact-posterior step
+// when asked (posterior_refinement.hpp: importance or chains, the chains'
+// draws given the amortized log q they lack), then the model check
+// (posterior_predictive_check.hpp and summary_space_check.hpp) on the draws
+// that stand, and every person's score when asked (person_scores.hpp).
+//
+// The path a data set takes (Li, Vehtari, Buerkner, Radev, Acerbi & Schmitt
+// 2024's amortized Bayesian workflow): the summary-space check runs first;
+// with --refine auto a data set whose summary lies outside what the network
+// trained on goes to chains whatever k-hat says (its amortized draws are no
+// proposal to trust); otherwise importance sampling, and chains where k-hat
+// is too high. With --refine importance such a data set keeps its draws and
+// is marked as needing chains. Every line a person should read (warnings, the refinement's
+// line, the model check's) goes to `say` as it becomes known, in that order;
+// the caller prints it. Same data, model and options: the same result.
+#pragma once
+
+#include "inference/person_scores.hpp"
+#include "inference/posterior_inference.hpp"
+#include "inference/posterior_predictive_check.hpp"
+#include "inference/posterior_refinement.hpp"
+#include "inference/summary_space_check.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <limits>
+#include <optional>
+#include <string>
+
+namespace bfhpo::inference {
+
+struct InferenceOptions {
+  int64_t draws = 1000;
+  uint64_t seed = 0;
+  std::optional<RefinementOptions> refinement;  // none: the amortized draws stand
+  std::optional<PredictiveCheckOptions> check;  // none: no model check
+  std::optional<PersonScoreOptions> persons;    // none: no person scores
+};
+
+struct DataSetInference {
+  PosteriorDraws posterior;                       // the draws that stand
+  std::optional<nlohmann::json> refinement;       // Refinement::to_json, when one ran
+  std::optional<PredictiveCheck> predictive;      // when the model check ran
+  std::optional<SummarySpaceCheck> summary_space;
+  std::optional<PersonScores> persons;
+  double pareto_k = std::numeric_limits<double>::quiet_NaN();  // NaN: not computed
+
+  // How the draws that stand were made: amortized, importance or mcmc.
+  std::string path() const;
+  // Amortized draws that a diagnostic distrusts (k-hat too high, or the summary outside the trained space)
+  // and that no chain has replaced.
+  bool needs_chains() const;
+
+  // PosteriorDraws::summary_json with "refinement" and "model_check" ({"items", "summary_space"}) when they ran.
+  nlohmann::json summary_json() const;
+};
+
+using SayLine = std::function<void(const std::string& line)>;
+
+DataSetInference infer_data_set(TrainedModel& model, const ResponseMatrix& data, const InferenceOptions& options,
+                                const SayLine& say);
+
+// One line: how many items misfit against how many chance gives, where the data's summary lies.
+std::string model_check_line(const PredictiveCheck& predictive, const SummarySpaceCheck& summary_space);
+
+}  // namespace bfhpo::inference

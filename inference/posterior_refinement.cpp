@@ -1,0 +1,340 @@
+#include "inference/posterior_refinement.hpp"
+
+#include "common/json_number.hpp"
+#include "common/number_format.hpp"
+#include "common/user_error.hpp"
+#include "models/simulators/seed_mix.hpp"
+#include "inference/chain_diagnostics.hpp"
+#include "inference/marginal_likelihood.hpp"
+#include "inference/pareto_smoothed_importance.hpp"
+#include "trials/training_threads.hpp"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <exception>
+#include <cmath>
+#include <iomanip>
+#include <limits>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+namespace bfhpo::inference {
+namespace {
+
+using nlohmann::json;
+
+constexpr double kNotComputed = std::numeric_limits<double>::quiet_NaN();
+// Stan's convergence criteria, which the reference meets.
+constexpr double kMaxRhat = 1.01;
+constexpr double kMinEss = 400.0;
+const auto kDouble = torch::TensorOptions().dtype(torch::kFloat64);
+// Warm-up sweeps between two updates of the random walks' scales.
+constexpr int64_t kAdaptEvery = 25;
+// Sweeps between two recomputations of the chains' summed tables from scratch (rounding drift).
+constexpr int64_t kRefreshEvery = 50;
+
+// log p(params) + log marginal likelihood of joint draws [S, J, D]: [S] (-inf outside the prior's support).
+torch::Tensor log_target(const models::ItemResponseModel& model, const MarginalLikelihood& likelihood,
+                         const torch::Tensor& params) {
+  return model.log_prior(params).sum(1) + likelihood.log_likelihood(params);
+}
+
+// The amortized draws [J, n, D] as joint proposals [n, J, D] (draw s of every item is one proposal).
+torch::Tensor joint_draws(const PosteriorDraws& draws) { return draws.draws.to(torch::kFloat64).transpose(0, 1); }
+
+void apply_importance(Refinement& out, const models::ItemResponseModel& model, const MarginalLikelihood& likelihood,
+                      const PosteriorDraws& amortized, uint64_t seed) {
+  torch::NoGradGuard no_grad;
+  const auto proposals = joint_draws(amortized);
+  const auto log_q = amortized.log_prob.to(torch::kFloat64).sum(0);
+  const auto log_ratio_tensor = (log_target(model, likelihood, proposals) - log_q).contiguous();
+  const std::vector<double> log_ratios(log_ratio_tensor.data_ptr<double>(),
+                                       log_ratio_tensor.data_ptr<double>() + log_ratio_tensor.numel());
+  const auto smoothed = pareto_smooth(log_ratios);
+  out.pareto_k = smoothed.pareto_k;
+  out.importance_ess = smoothed.effective_sample_size;
+  out.importance_reliable = smoothed.reliable();
+  out.posterior = amortized;
+  out.method = "amortized";
+  if (!out.importance_reliable) return;
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(models::mix_seed(seed, 0x15AA5E5ULL));
+  const double uniform = at::rand({1}, generator, kDouble).item<double>();
+  const auto indices = systematic_resample(smoothed.weights, amortized.draws.size(1), uniform);
+  const auto index = torch::tensor(indices, torch::kLong);
+  out.posterior.draws = amortized.draws.index_select(1, index);
+  out.posterior.log_prob = amortized.log_prob.index_select(1, index);
+  out.method = "importance";
+}
+
+// Lower Cholesky factors [J, D, D] of the covariance of draws [J, S, D] (a small ridge keeps them positive definite).
+torch::Tensor covariance_factors(const torch::Tensor& draws) {
+  const auto centred = draws - draws.mean(1, true);
+  const auto covariance = torch::matmul(centred.transpose(1, 2), centred) / static_cast<double>(draws.size(1) - 1);
+  const auto d = draws.size(2);
+  const auto ridge = 1e-8 * (covariance.diagonal(0, 1, 2).mean(1).clamp_min(1e-12)).reshape({-1, 1, 1}) *
+                     torch::eye(d, kDouble);
+  return torch::linalg_cholesky(covariance + ridge);
+}
+
+// Scale mixtures for the independence proposals: a multivariate t of 5 degrees of freedom, heavier-tailed
+// than the near-Gaussian posterior it approximates, so no region of it is proposed too rarely.
+constexpr double kTDegrees = 5.0;
+
+// Chains that share one generator and one adaptation, as one batch of tensors (per tensor operation the
+// batch costs little more than one chain): two. Fixed, so that the draws do not depend on the machine's cores.
+constexpr int64_t kChainsPerGroup = 2;
+
+// A group's kept draws [C, sampling sweeps, J, D] and its acceptance rate over them.
+struct ChainRun {
+  torch::Tensor draws;
+  double acceptance = 0.0;
+};
+
+// C chains of the sampler above from `starts` [C, J, D], their proposals first fitted to the amortized
+// draws [J, n, D].
+ChainRun run_chains(const models::ItemResponseModel& model, const MarginalLikelihood& likelihood,
+                    const torch::Tensor& amortized, torch::Tensor state, const RefinementOptions& options,
+                    uint64_t seed) {
+  torch::NoGradGuard no_grad;
+  const int64_t chains = state.size(0), items = likelihood.items(), d = model.param_dim();
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);
+  auto centres = amortized.mean(1);  // [J, D]
+  auto factors = covariance_factors(amortized);
+  const double target_acceptance = d == 1 ? 0.44 : 0.3;
+  auto log_scale = torch::full({items}, std::log(2.38 / std::sqrt(static_cast<double>(d))), kDouble);
+  auto accepted = torch::zeros({items}, kDouble);
+  auto log_prior = model.log_prior(state);  // [C, J]
+  MarginalLikelihood::PersonGridTable table;
+  torch::Tensor log_likelihood;
+  // One Metropolis-Hastings step of item j to `proposal` [C, D]; `log_q_ratio` [C] log q(current) -
+  // log q(proposal) for an asymmetric proposal. The chains' fraction that accepted.
+  const auto step_item = [&](int64_t j, const torch::Tensor& proposal, const torch::Tensor& log_q_ratio) {
+    const auto current = state.select(1, j);
+    const auto proposal_prior = model.log_prior(proposal);
+    const auto change = likelihood.propose(table, j, current, proposal);
+    const auto log_ratio =
+        (change.log_likelihood + proposal_prior - log_likelihood - log_prior.select(1, j) + log_q_ratio)
+            .nan_to_num(-std::numeric_limits<double>::infinity());
+    const auto accept = torch::empty({chains}, kDouble).uniform_(0.0, 1.0, generator).log() < log_ratio;
+    state.select(1, j).copy_(torch::where(accept.unsqueeze(1), proposal, current));
+    log_prior.select(1, j).copy_(torch::where(accept, proposal_prior, log_prior.select(1, j)));
+    log_likelihood = torch::where(accept, change.log_likelihood, log_likelihood);
+    const auto accept_flags = accept.contiguous();
+    for (int64_t c = 0; c < chains; ++c)
+      if (accept_flags.data_ptr<bool>()[c]) likelihood.apply(table, change, c);
+    return accept.to(torch::kFloat64).mean().item<double>();
+  };
+  // log of the independence proposal's density at x [C, D] for item j, up to a constant: [C].
+  const auto independence_log_q = [&](int64_t j, const torch::Tensor& x) {
+    const auto w = at::linalg_solve_triangular(factors[j], (x - centres[j]).unsqueeze(-1), false).squeeze(-1);
+    return -0.5 * (kTDegrees + static_cast<double>(d)) * torch::log1p(w.pow(2).sum(1) / kTDegrees);
+  };
+
+  // The abilities' location and scale, which item steps can move only one item at a time: a random-walk
+  // step of each a sweep, every item at once (a transformation-group move, Liu & Sabatti 2000: the
+  // acceptance carries the map's log |det|).
+  const auto roles = model.scale_roles();
+  const bool free_scale =
+      std::find(roles.begin(), roles.end(), models::ItemResponseModel::ScaleRole::LogDiscrimination) != roles.end();
+  const double location_components = static_cast<double>(
+      items * std::count(roles.begin(), roles.end(), models::ItemResponseModel::ScaleRole::Location));
+  std::array<double, 2> frame_log_step{std::log(0.05), std::log(0.05)};  // location, log scale
+  std::array<double, 2> frame_accepted{0.0, 0.0};
+  const auto step_frame = [&](int64_t which) {
+    const auto move = at::normal(0.0, std::exp(frame_log_step[which]), {chains}, generator, kDouble);
+    const auto still = torch::zeros({chains}, kDouble);
+    const auto& location = which == 0 ? move : still;
+    const auto& scale = which == 1 ? move : still;
+    const auto proposal = model.rescale_abilities(state, location, scale);
+    const auto proposal_prior = model.log_prior(proposal);
+    const auto proposal_likelihood = likelihood.rescaled_log_likelihood(table, location, scale);
+    const auto log_ratio = (proposal_likelihood + proposal_prior.sum(1) - log_likelihood - log_prior.sum(1) +
+                            location_components * scale)
+                               .nan_to_num(-std::numeric_limits<double>::infinity());
+    const auto accept = torch::empty({chains}, kDouble).uniform_(0.0, 1.0, generator).log() < log_ratio;
+    const auto accept_flags = accept.contiguous();
+    for (int64_t c = 0; c < chains; ++c) {
+      if (!accept_flags.data_ptr<bool>()[c]) continue;
+      state[c].copy_(proposal[c]);
+      log_prior[c].copy_(proposal_prior[c]);
+      likelihood.reset(table, c, state[c]);
+    }
+    log_likelihood = MarginalLikelihood::log_likelihood(table);
+    frame_accepted[which] += accept.to(torch::kFloat64).mean().item<double>();
+  };
+
+  ChainRun run;
+  std::vector<torch::Tensor> warmup_draws, kept;
+  const int64_t total_sweeps = options.warmup_sweeps + options.sampling_sweeps;
+  for (int64_t sweep = 0; sweep < total_sweeps; ++sweep) {
+    if (sweep % kRefreshEvery == 0) {
+      table = likelihood.table(state);
+      log_likelihood = likelihood.log_likelihood(table);
+    }
+    const bool sampling = sweep >= options.warmup_sweeps;
+    for (int64_t j = 0; j < items; ++j) {
+      // A random walk, then an independence proposal from the item's t approximation.
+      const auto walk = torch::matmul(factors[j], at::normal(0.0, 1.0, {chains, d, 1}, generator, kDouble)).squeeze(-1);
+      const double rate = step_item(j, state.select(1, j) + log_scale[j].exp() * walk, torch::zeros({chains}, kDouble));
+      accepted[j] += rate;
+      if (sampling) run.acceptance += rate;
+      const auto mixing = (at::_standard_gamma(torch::full({chains, 1}, 0.5 * kTDegrees, kDouble), generator) *
+                           (2.0 / kTDegrees)).rsqrt();
+      const auto z = at::normal(0.0, 1.0, {chains, d, 1}, generator, kDouble);
+      const auto independent = centres[j] + torch::matmul(factors[j], z).squeeze(-1) * mixing;
+      step_item(j, independent, independence_log_q(j, state.select(1, j)) - independence_log_q(j, independent));
+    }
+    step_frame(0);
+    if (free_scale) step_frame(1);
+    if (sampling) {
+      kept.push_back(state.clone());
+      continue;
+    }
+    warmup_draws.push_back(state.clone());
+    if ((sweep + 1) % kAdaptEvery == 0) {
+      log_scale += 2.0 * (accepted / static_cast<double>(kAdaptEvery) - target_acceptance);
+      accepted.zero_();
+      for (int64_t which = 0; which < 2; ++which) {
+        frame_log_step[which] += 2.0 * (frame_accepted[which] / static_cast<double>(kAdaptEvery) - 0.44);
+        frame_accepted[which] = 0.0;
+      }
+    }
+    if ((sweep + 1) % (options.warmup_sweeps / 4) == 0 && sweep + 1 < options.warmup_sweeps) {
+      // [sweeps x C, J, D] -> [J, sweeps x C, D]: the chains' own mean and covariance over the last window
+      // replace the amortized (or the last window's) ones.
+      // An item whose chains did not move in the window keeps the proposals it had.
+      const auto own = torch::cat(warmup_draws).transpose(0, 1);
+      const auto moved = std::get<0>(own.var(1).min(1)).gt(0.0);  // [J]
+      centres = torch::where(moved.unsqueeze(1), own.mean(1), centres);
+      factors = torch::where(moved.reshape({-1, 1, 1}), covariance_factors(own), factors);
+      warmup_draws.clear();
+    }
+  }
+  run.draws = torch::stack(kept, 1);
+  run.acceptance /= static_cast<double>(options.sampling_sweeps * items);
+  return run;
+}
+
+void apply_mcmc(Refinement& out, const models::ItemResponseModel& model, const MarginalLikelihood& likelihood,
+                const PosteriorDraws& amortized, const RefinementOptions& options) {
+  torch::NoGradGuard no_grad;
+  const int64_t chains = options.chains, items = likelihood.items(), d = model.param_dim();
+  const int64_t n_draws = amortized.draws.size(1);
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(models::mix_seed(options.seed, 0x3C3C3CULL));
+  const auto amortized_draws = amortized.draws.to(torch::kFloat64);  // [J, n, D]
+  const auto starts = at::randperm(n_draws, generator, torch::TensorOptions().dtype(torch::kLong)).narrow(0, 0, chains);
+  const auto start_states = amortized_draws.index_select(1, starts).transpose(0, 1).contiguous();  // [C, J, D]
+  const int64_t groups = (chains + kChainsPerGroup - 1) / kChainsPerGroup;
+  std::vector<ChainRun> runs(groups);
+  {
+    // Groups on worker threads, each with its own seed.
+    const trials::SingleThreadedKernels single_threaded;
+    const int64_t workers = std::min<int64_t>(groups, trials::available_cpus());
+    std::vector<std::thread> threads;
+    std::vector<std::exception_ptr> errors(workers);
+    for (int64_t w = 0; w < workers; ++w)
+      threads.emplace_back([&, w] {
+        try {
+          for (int64_t g = w; g < groups; g += workers) {
+            const int64_t first = g * kChainsPerGroup;
+            runs[g] = run_chains(model, likelihood, amortized_draws,
+                                 start_states.narrow(0, first, std::min(kChainsPerGroup, chains - first)).clone(),
+                                 options, models::mix_seed(options.seed, 0x3C3C3D00ULL + static_cast<uint64_t>(g)));
+          }
+        } catch (...) {
+          errors[w] = std::current_exception();
+        }
+      });
+    for (auto& thread : threads) thread.join();
+    for (const auto& error : errors)
+      if (error) std::rethrow_exception(error);
+  }
+  std::vector<torch::Tensor> chain_parts;
+  double acceptance = 0.0;
+  for (const auto& run : runs) {
+    chain_parts.push_back(run.draws);
+    acceptance += run.acceptance * static_cast<double>(run.draws.size(0)) / static_cast<double>(chains);
+  }
+  const auto chain_draws = torch::cat(chain_parts);  // [C, S, J, D]
+  out.max_rhat = split_rhat(chain_draws).max().item<double>();
+  out.min_ess = effective_sample_size(chain_draws).min().item<double>();
+  out.acceptance = acceptance;
+  // n draws spread evenly over the chains' sampling sweeps.
+  const int64_t pooled = chains * options.sampling_sweeps;
+  const auto pick = torch::linspace(0.0, static_cast<double>(pooled - 1), n_draws, kDouble).round().to(torch::kLong);
+  const auto pooled_draws = chain_draws.reshape({pooled, items, d}).index_select(0, pick);  // [n, J, D]
+  out.posterior = amortized;
+  out.posterior.draws = pooled_draws.transpose(0, 1).to(torch::kFloat32).contiguous();
+  out.posterior.log_prob = torch::full({items, n_draws}, kNotComputed, torch::kFloat32);
+  out.method = "mcmc";
+}
+
+
+
+}  // namespace
+
+void check_refinement_options(const RefinementOptions& options, const std::string& what) {
+  if (options.method != "importance" && options.method != "mcmc" && options.method != "auto")
+    throw UserError(what + ": '" + options.method + "' is not a refinement. Fix: give auto, importance or mcmc");
+  if (options.chains < 2)
+    throw UserError(what + ": mcmc needs at least 2 chains for R-hat. Fix: give 4");
+  if (options.warmup_sweeps < 20 || options.sampling_sweeps < 20)
+    throw UserError(what + ": at least 20 warm-up and 20 sampling sweeps. Fix: give 500 and 1500");
+}
+
+Refinement refine_posterior(const models::ItemResponseModel& model, const ResponseMatrix& data,
+                            const PosteriorDraws& amortized, const RefinementOptions& options) {
+  check_refinement_options(options, "posterior refinement");
+  const auto start = std::chrono::steady_clock::now();
+  const MarginalLikelihood likelihood(model, data);
+  Refinement out;
+  out.pareto_k = out.importance_ess = out.max_rhat = out.min_ess = out.acceptance = kNotComputed;
+  if (options.method != "mcmc") apply_importance(out, model, likelihood, amortized, options.seed);
+  if (options.method == "mcmc" || (options.method == "auto" && !out.importance_reliable))
+    apply_mcmc(out, model, likelihood, amortized, options);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+json Refinement::to_json() const {
+  return {{"method", method},
+          {"pareto_k", number_or_null(pareto_k)},
+          {"importance_ess", number_or_null(importance_ess)},
+          {"importance_reliable", importance_reliable},
+          {"max_rhat", number_or_null(max_rhat)},
+          {"min_ess", number_or_null(min_ess)},
+          {"acceptance", number_or_null(acceptance)},
+          {"seconds", seconds}};
+}
+
+std::optional<std::string> Refinement::warning() const {
+  if (method == "amortized")
+    return "the amortized posterior is far from the exact one on these data (Pareto k-hat " + format_number(pareto_k, 3) +
+           " > 0.7) and importance sampling cannot correct it. Fix: --refine mcmc (or auto)";
+  if (method == "mcmc" && (max_rhat > kMaxRhat || min_ess < kMinEss))
+    return "the refinement's chains have not converged (largest R-hat " + format_number(max_rhat, 3) +
+           ", smallest ESS " + format_number(min_ess, 3) + "; R-hat <= 1.01 and ESS >= 400 wanted). Fix: more "
+           "--refine-sweeps and --refine-warmup";
+  return std::nullopt;
+}
+
+std::string Refinement::line() const {
+  std::ostringstream line;
+  line << std::setprecision(3) << "refinement: ";
+  if (!std::isnan(pareto_k))
+    line << "Pareto k-hat " << pareto_k << " of the amortized posterior against the exact one (importance ESS "
+         << importance_ess << "; " << (importance_reliable ? "reliable" : "above 0.7: unreliable") << "); ";
+  if (method == "mcmc")
+    line << "exact posterior by MCMC: largest R-hat " << max_rhat << ", smallest ESS " << min_ess
+         << ", acceptance " << acceptance << "; ";
+  else if (method == "importance")
+    line << "draws reweighted to the exact posterior; ";
+  else
+    line << "draws left amortized; ";
+  line << seconds << " s";
+  return line.str();
+}
+
+}  // namespace bfhpo::inference

@@ -1,0 +1,93 @@
+// The exact posterior where the amortized one cannot be trusted: the
+// amortized Bayesian workflow (Schmitt, Li, Vehtari, Acerbi, Buerkner &
+// Radev 2024). The amortized draws are the proposal; the target is the
+// model's exact posterior of the item parameters,
+//   p(params | y)  proportional to  prior(params) x marginal likelihood (marginal_likelihood.hpp),
+// the posterior Stan's NUTS samples (abilities integrated out rather than
+// sampled). Real data sit in the tails of what the network trained on and
+// are never exactly the model, so its posterior can be off there while
+// right on its own simulations; this measures by how much, and corrects it.
+//
+// Methods:
+//   importance  Pareto smoothed importance sampling (pareto_smoothed_importance.hpp)
+//               of the amortized draws (jointly over items: draw s of every
+//               item is one proposal, log q the sum of the items' log q).
+//               With k-hat below its threshold the smoothed weights are
+//               trusted and the draws are resampled systematically to as
+//               many equally weighted ones; otherwise `reliable` is false and
+//               the draws stay the amortized ones.
+//   mcmc        Metropolis within Gibbs over items on the exact posterior:
+//               `chains` chains start from distinct amortized draws; one
+//               sweep proposes each item's parameters in turn, a Gaussian
+//               random walk whose covariance is the item's amortized
+//               posterior covariance (re-estimated from the chains' own draws
+//               of the last quarter of warm-up after each of its first three
+//               quarters), its scale adapted towards an acceptance
+//               of 0.44 (one parameter) or 0.3 (several) during warm-up and
+//               fixed after; each random walk is followed by an independence
+//               proposal from a multivariate t (5 degrees of freedom) with
+//               the same mean and covariance, which moves the chain across
+//               the posterior in one step when the approximation is good
+//               (acceptance 0.4-0.6 on real scales). Chains run in groups of
+//               two, one generator and one adaptation a group, the groups
+//               on worker threads with one intra-op thread each (LibTorch's
+//               own threads on tensors this small cost 3x the wall time);
+//               the draws do not depend on the machine's cores. The kept
+//               draws are spread evenly over the sampling sweeps of every
+//               chain; split R-hat and the effective sample size of every
+//               item parameter come with them.
+//   auto        importance; mcmc where importance is not reliable.
+// The same data, draws and options give the same result.
+#pragma once
+
+#include "models/simulators/item_response_model.hpp"
+#include "inference/posterior_inference.hpp"
+#include "inference/response_matrix.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace bfhpo::inference {
+
+struct RefinementOptions {
+  std::string method = "auto";  // importance, mcmc or auto
+  int64_t chains = 4;
+  int64_t warmup_sweeps = 500;
+  int64_t sampling_sweeps = 1500;
+  uint64_t seed = 1;
+};
+
+// A UserError naming `what` for an unknown method, fewer than 2 chains, or fewer than 20 sweeps of either kind.
+void check_refinement_options(const RefinementOptions& options, const std::string& what);
+
+struct Refinement {
+  std::string method;            // what made `posterior`'s draws: importance, mcmc, or amortized (importance unreliable)
+  double pareto_k = 0.0;         // the amortized draws as a proposal for the exact posterior (NaN: not computed;
+                                 // infinity: a few draws hold all the weight; JSON null for either)
+  double importance_ess = 0.0;   // effective sample size of the smoothed weights (NaN: not computed)
+  bool importance_reliable = false;
+  double max_rhat = 0.0;         // mcmc: the largest split R-hat over item parameters (NaN: no mcmc)
+  double min_ess = 0.0;          // mcmc: the smallest effective sample size over item parameters
+  double acceptance = 0.0;       // mcmc: the sampling sweeps' acceptance rate, over items and chains
+  double seconds = 0.0;
+  // The refined draws. log_prob: the amortized log q of each draw after importance resampling;
+  // NaN after mcmc, whose draws the network never saw (infer fills it with amortized_log_prob).
+  PosteriorDraws posterior;
+
+  nlohmann::json to_json() const;
+  // One line for a person: the method, k-hat, and R-hat / ESS after mcmc.
+  std::string line() const;
+  // Draws left amortized because importance could not correct them, or mcmc short of R-hat <= 1.01 and
+  // ESS >= 400 (Stan's criteria): what to do.
+  std::optional<std::string> warning() const;
+};
+
+// `amortized`: infer_posterior's draws of `data` (every item, n draws each).
+// The refined posterior has as many draws.
+Refinement refine_posterior(const models::ItemResponseModel& model, const ResponseMatrix& data,
+                            const PosteriorDraws& amortized, const RefinementOptions& options);
+
+}  // namespace bfhpo::inference

@@ -1,0 +1,106 @@
+#include "inference/summary_space_check.hpp"
+
+#include "models/simulators/seed_mix.hpp"
+#include "models/simulators/simulator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+#include <vector>
+
+namespace bfhpo::inference {
+namespace {
+
+constexpr double kBandwidthScales[] = {0.25, 0.5, 1.0, 2.0, 4.0};
+
+// The multi-scale kernel between the rows of a [N, S] and b [M, S]: [N, M], float64.
+torch::Tensor kernel(const torch::Tensor& a, const torch::Tensor& b, double bandwidth) {
+  const auto squared = torch::cdist(a, b).pow(2);
+  auto sum = torch::zeros_like(squared);
+  for (double scale : kBandwidthScales) sum += torch::exp(-squared / (2.0 * std::pow(scale * bandwidth, 2)));
+  return sum;
+}
+
+// The median distance between distinct rows of `reference`; 1 when they all coincide.
+double median_distance(const torch::Tensor& reference) {
+  const int64_t m = reference.size(0);
+  const auto upper = torch::triu_indices(m, m, 1);
+  const auto distances = torch::cdist(reference, reference).index({upper[0], upper[1]});
+  const double median = distances.median().item<double>();
+  return median > 0.0 ? median : 1.0;
+}
+
+std::string fixed(double value, int digits) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(digits) << value;
+  return out.str();
+}
+
+}  // namespace
+
+double mmd2_to_reference(const torch::Tensor& x, const torch::Tensor& reference, double bandwidth) {
+  const auto point = x.to(torch::kFloat64).reshape({1, -1});
+  const auto ref = reference.to(torch::kFloat64);
+  return (kernel(point, point, bandwidth).mean() - 2.0 * kernel(point, ref, bandwidth).mean() +
+          kernel(ref, ref, bandwidth).mean())
+      .item<double>();
+}
+
+SummarySpaceCheck summary_space_check(TrainedModel& model, const ResponseMatrix& data, uint64_t seed) {
+  torch::NoGradGuard no_grad;
+  auto& summary = model.approximator->summary_network();
+  const int64_t persons = data.responses.size(0), items = data.responses.size(1);
+  SummarySpaceCheck check;
+  check.reference_sets = kReferenceSets;
+  check.held_out_sets = kHeldOutSets;
+  check.missing_share = 1.0 - data.mask.mean().item<double>();
+  models::SimulatorSpec spec = model.config.simulator;
+  spec.missing = {check.missing_share, check.missing_share};
+  const models::Simulator simulator(spec, models::mix_seed(seed, 0x4D4D44ULL), torch::kCPU);
+  std::vector<torch::Tensor> parts;
+  const int64_t sets = kReferenceSets + kHeldOutSets;
+  for (int64_t set = 0; set < sets; ++set) {
+    const auto batch = simulator.sample_shape(1, items, persons, static_cast<uint64_t>(set));
+    parts.push_back(summary->forward(batch.responses, batch.mask).global.to(torch::kFloat64));
+  }
+  const auto simulated = torch::cat(parts);
+  const auto reference = simulated.narrow(0, 0, kReferenceSets);
+  const auto held_out = simulated.narrow(0, kReferenceSets, kHeldOutSets);
+  const auto observed = summary->forward(data.responses.unsqueeze(0), data.mask.unsqueeze(0)).global[0];
+  const double bandwidth = median_distance(reference);
+  check.mmd2 = mmd2_to_reference(observed, reference, bandwidth);
+  std::vector<double> null_mmd2;
+  int64_t at_least = 0, below = 0;
+  for (int64_t h = 0; h < kHeldOutSets; ++h) {
+    null_mmd2.push_back(mmd2_to_reference(held_out[h], reference, bandwidth));
+    at_least += null_mmd2.back() >= check.mmd2 ? 1 : 0;
+    below += null_mmd2.back() < check.mmd2 ? 1 : 0;
+  }
+  std::sort(null_mmd2.begin(), null_mmd2.end());
+  check.held_out_median = 0.5 * (null_mmd2[(kHeldOutSets - 1) / 2] + null_mmd2[kHeldOutSets / 2]);
+  check.percentile = 100.0 * static_cast<double>(below) / static_cast<double>(kHeldOutSets);
+  check.p_value = static_cast<double>(1 + at_least) / static_cast<double>(kHeldOutSets + 1);
+  return check;
+}
+
+nlohmann::json SummarySpaceCheck::to_json() const {
+  return {{"mmd2", mmd2},
+          {"held_out_median_mmd2", held_out_median},
+          {"percentile", percentile},
+          {"p_value", p_value},
+          {"reference_sets", reference_sets},
+          {"held_out_sets", held_out_sets},
+          {"missing_share", missing_share},
+          {"outside", outside()}};
+}
+
+std::optional<std::string> SummarySpaceCheck::warning() const {
+  if (!outside()) return std::nullopt;
+  return "model check: the data's summary lies farther from the simulated data sets' summaries than " +
+         fixed(percentile, 1) + "% of simulated sets do (MMD^2 " + fixed(mmd2, 4) + ", simulated median " +
+         fixed(held_out_median, 4) + ", p = " + fixed(p_value, 4) +
+         "): the data lie outside what the network was trained on; its posterior may be confidently wrong";
+}
+
+}  // namespace bfhpo::inference

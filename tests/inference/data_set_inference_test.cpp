@@ -1,0 +1,71 @@
+#include <catch2/catch.hpp>
+
+#include "inference/data_set_inference.hpp"
+#include "tests/inference/untrained_model.hpp"
+
+#include <string>
+#include <vector>
+
+using namespace bfhpo;
+
+namespace {
+
+size_t index_of_line_starting(const std::vector<std::string>& lines, const std::string& prefix) {
+  for (size_t i = 0; i < lines.size(); ++i)
+    if (lines[i].rfind(prefix, 0) == 0) return i;
+  return lines.size();
+}
+
+// An untrained estimator of `simulator` and one of its simulated data sets.
+struct Setup {
+  inference::TrainedModel model;
+  inference::ResponseMatrix data;
+  Setup(const models::SimulatorSpec& simulator, uint64_t seed)
+      : model(test::untrained_model(simulator)),
+        data(test::data_of(models::Simulator(simulator, seed, torch::kCPU).sample(1, 0))) {}
+};
+
+}  // namespace
+
+TEST_CASE("infer_data_set with nothing asked is infer_posterior's draws and says its warnings",
+          "[data_set_inference]") {
+  Setup setup(test::simulator_at({5, 5, 40, 40}, "grm", 4, 0.1), 5);
+  auto& [model, data] = setup;
+  std::vector<std::string> lines;
+  inference::InferenceOptions options{60, 8, std::nullopt, std::nullopt, std::nullopt};
+  const auto result = inference::infer_data_set(model, data, options, [&](const std::string& l) { lines.push_back(l); });
+  const auto direct = inference::infer_posterior(model, data, 60, 8);
+  CHECK(torch::equal(result.posterior.draws, direct.draws));
+  CHECK(torch::equal(result.posterior.log_prob, direct.log_prob));
+  REQUIRE(lines.size() == direct.warnings.size());
+  for (size_t i = 0; i < lines.size(); ++i) CHECK(lines[i] == "warning: " + direct.warnings[i]);
+  const auto json = result.summary_json();
+  CHECK_FALSE(json.contains("refinement"));
+  CHECK_FALSE(json.contains("model_check"));
+  CHECK_FALSE(result.predictive);
+}
+
+TEST_CASE("infer_data_set: chains' draws get the amortized log q, the check runs on the draws that stand",
+          "[data_set_inference]") {
+  Setup setup(test::simulator_at({4, 4, 50, 50}, "2pl", 2, 0.0), 6);
+  auto& [model, data] = setup;
+  std::vector<std::string> lines;
+  inference::InferenceOptions options{40, 2, inference::RefinementOptions{"mcmc", 2, 20, 20, 4},
+                                      inference::PredictiveCheckOptions{240, 0.05, 9}, std::nullopt};
+  const auto result = inference::infer_data_set(model, data, options, [&](const std::string& l) { lines.push_back(l); });
+
+  REQUIRE(result.posterior.draws.size(1) == 40);
+  const auto expected = inference::amortized_log_prob(model, data, result.posterior.draws);
+  CHECK(torch::allclose(result.posterior.log_prob, expected));
+  REQUIRE(result.predictive);
+  const auto items = result.predictive->to_json()["items"];
+  CHECK(items.size() == 4);
+  const auto json = result.summary_json();
+  CHECK(json["refinement"]["method"] == "mcmc");
+  CHECK(json.contains("model_check"));
+  // The refinement's line comes before the model check's, as they run.
+  const auto check_line = index_of_line_starting(lines, "model check: ");
+  REQUIRE(check_line < lines.size());
+  CHECK(lines[check_line] == inference::model_check_line(*result.predictive, *result.summary_space));
+  CHECK(index_of_line_starting(lines, "refinement: ") < check_line);
+}

@@ -1,0 +1,302 @@
+#include <catch2/catch.hpp>
+
+#include "common/user_error.hpp"
+#include "models/simulators/simulator.hpp"
+#include "tests/models/tiny_spec.hpp"
+#include "tests/inference/simulated_responses.hpp"
+#include "inference/chain_diagnostics.hpp"
+#include "inference/marginal_likelihood.hpp"
+#include "inference/pareto_smoothed_importance.hpp"
+#include "inference/posterior_refinement.hpp"
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+using namespace bfhpo;
+
+namespace {
+
+const auto kDouble = torch::TensorOptions().dtype(torch::kFloat64);
+
+// Person p's log integral of prod_j P(y_pj | theta) N(theta; 0, 1) over [-10, 10] by the trapezoid rule on
+// 20,001 points, with the 2PL's or the GRM's response function written out here.
+double person_log_likelihood_reference(const inference::ResponseMatrix& data, const torch::Tensor& params, int64_t p,
+                                       bool graded) {
+  constexpr int64_t kPoints = 20001;
+  const double step = 20.0 / static_cast<double>(kPoints - 1);
+  const auto y = data.responses.to(torch::kFloat64).contiguous();
+  const auto m = data.mask.to(torch::kFloat64).contiguous();
+  const auto q = params.to(torch::kFloat64).contiguous();
+  const auto ya = y.accessor<double, 2>(), ma = m.accessor<double, 2>(), qa = q.accessor<double, 2>();
+  const int64_t last = graded ? q.size(1) - 1 : 1;  // the highest category
+  double total = 0.0;
+  for (int64_t g = 0; g < kPoints; ++g) {
+    const double theta = -10.0 + step * static_cast<double>(g);
+    double log_value = -0.5 * theta * theta - 0.5 * std::log(2.0 * M_PI);
+    for (int64_t j = 0; j < y.size(1); ++j) {
+      if (ma[p][j] == 0.0) continue;
+      const auto k = static_cast<int64_t>(ya[p][j]);
+      const double a = std::exp(qa[j][0]);
+      const auto at_least = [&](int64_t category) {
+        if (category <= 0) return 1.0;
+        if (category > last) return 0.0;
+        return 1.0 / (1.0 + std::exp(-a * (theta - qa[j][category])));
+      };
+      log_value += std::log(at_least(k) - at_least(k + 1));
+    }
+    const double weight = (g == 0 || g == kPoints - 1) ? 0.5 : 1.0;
+    total += weight * step * std::exp(log_value);
+  }
+  return std::log(total);
+}
+
+// Joint Gaussian proposals: per item N(mean_j, cov_j), as PosteriorDraws with each item's log q.
+inference::PosteriorDraws gaussian_proposal(const torch::Tensor& mean, const torch::Tensor& covariance, int64_t n,
+                                         uint64_t seed) {
+  const int64_t items = mean.size(0), d = mean.size(1);
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);
+  const auto factor = torch::linalg_cholesky(covariance);  // [J, D, D]
+  const auto z = at::normal(0.0, 1.0, {items, n, d}, generator, kDouble);
+  const auto draws = mean.unsqueeze(1) + torch::matmul(z, factor.transpose(1, 2));
+  const auto log_det = factor.diagonal(0, 1, 2).log().sum(1);  // [J]
+  const auto log_q = -0.5 * z.pow(2).sum(2) - log_det.unsqueeze(1) - 0.5 * static_cast<double>(d) * std::log(2.0 * M_PI);
+  inference::PosteriorDraws out;
+  for (int64_t j = 0; j < items; ++j) out.item_names.push_back("item" + std::to_string(j));
+  out.draws = draws.to(torch::kFloat32);
+  out.log_prob = log_q.to(torch::kFloat32);
+  return out;
+}
+
+// Mean and sd of every item parameter of draws [J, n, D]: [J, D] each.
+std::pair<torch::Tensor, torch::Tensor> moments(const torch::Tensor& draws) {
+  const auto d = draws.to(torch::kFloat64);
+  return {d.mean(1), d.std(1)};
+}
+
+}  // namespace
+
+TEST_CASE("the marginal likelihood equals a fine quadrature of every person's ability integral",
+          "[trials][refinement]") {
+  for (const bool graded : {false, true}) {
+    const auto spec = graded ? test::simulator_at({4, 4, 30, 30}, "grm", 4, 0.1) : test::simulator_at({5, 5, 30, 30}, "2pl", 2, 0.1);
+    const auto model = models::make_item_response_model(spec);
+    torch::Tensor truth;
+    const auto data = test::simulated_responses(spec, graded ? 4 : 5, 30, graded ? 7 : 3, &truth);
+    const inference::MarginalLikelihood likelihood(*model, data);
+    double reference = 0.0;
+    for (int64_t p = 0; p < 30; ++p) reference += person_log_likelihood_reference(data, truth, p, graded);
+    // The grid's error per person is its N(0, 1) mass beyond +-6 relative to the integral (< 1e-7 here, items
+    // of a <= e^1.5) and the trapezoid's (far smaller); the reference's own error is below 1e-12.
+    CHECK(likelihood.log_likelihood(truth.unsqueeze(0)).item<double>() == Approx(reference).epsilon(0).margin(30 * 1e-6));
+  }
+}
+
+TEST_CASE("an item changed in a person-grid table equals the table computed with the new item from scratch",
+          "[trials][refinement]") {
+  const auto spec = test::simulator_at({6, 6, 80, 80}, "grm", 4, 0.15);
+  const auto model = models::make_item_response_model(spec);
+  const auto data = test::simulated_responses(spec, 6, 80, 12);
+  const inference::MarginalLikelihood likelihood(*model, data);
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(13);
+  const auto params = model->draw_item_params(3, 6, generator).to(torch::kFloat64);  // three sets
+  auto changed = params.clone();
+  changed.select(1, 2).copy_(model->draw_item_params(3, 1, generator).to(torch::kFloat64).select(1, 0));
+  auto table = likelihood.table(params);
+  const auto change = likelihood.propose(table, 2, params.select(1, 2), changed.select(1, 2));
+  const auto direct = likelihood.log_likelihood(changed);
+  // Proposed: the change's likelihood, the table untouched.
+  CHECK(torch::allclose(change.log_likelihood, direct, 1e-10, 1e-9));
+  CHECK(torch::allclose(inference::MarginalLikelihood::log_likelihood(table), likelihood.log_likelihood(params), 1e-10, 1e-9));
+  // Applied to sets 0 and 2 only: those hold the changed params, set 1 the old ones.
+  likelihood.apply(table, change, 0);
+  likelihood.apply(table, change, 2);
+  const auto after = inference::MarginalLikelihood::log_likelihood(table);
+  CHECK(after[0].item<double>() == Approx(direct[0].item<double>()).epsilon(1e-12));
+  CHECK(after[2].item<double>() == Approx(direct[2].item<double>()).epsilon(1e-12));
+  CHECK(after[1].item<double>() == Approx(likelihood.log_likelihood(params)[1].item<double>()).epsilon(1e-12));
+  const auto fresh = likelihood.table(changed);
+  CHECK(torch::allclose(table.scaled[0] * table.log_scale[0].exp().unsqueeze(1),
+                        fresh.scaled[0] * fresh.log_scale[0].exp().unsqueeze(1), 1e-10, 1e-300));
+}
+
+TEST_CASE("the likelihood of rescaled abilities from the table equals it computed from scratch",
+          "[trials][refinement]") {
+  const auto spec = test::simulator_at({5, 5, 70, 70}, "2pl", 2, 0.1);
+  const auto model = models::make_item_response_model(spec);
+  const auto data = test::simulated_responses(spec, 5, 70, 14);
+  const inference::MarginalLikelihood likelihood(*model, data);
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(15);
+  const auto params = model->draw_item_params(3, 5, generator).to(torch::kFloat64);
+  // Moves of the sampler's size (its steps adapt to the posterior's sd of the abilities' location and scale,
+  // a few hundredths): the moved grid still reaches beyond +-5.6.
+  const auto location = torch::tensor({0.1, -0.1, 0.0}, torch::kFloat64);
+  const auto log_scale = torch::tensor({0.0, 0.05, -0.05}, torch::kFloat64);
+  const auto table = likelihood.table(params);
+  // Two quadratures of one integral: they differ by the N(0, 1) mass the moved grid no longer reaches
+  // (beyond 5.6: 1e-8) relative to a person's integral, at most ~5e-7 for a person who answered every item
+  // right (whose integral is the mass above ~2), so below 70 x 1e-6 for the 70 persons (1e-5 measured).
+  const auto from_table = likelihood.rescaled_log_likelihood(table, location, log_scale);
+  const auto direct = likelihood.log_likelihood(model->rescale_abilities(params, location, log_scale));
+  CHECK((from_table - direct).abs().max().item<double>() < 70 * 1e-6);
+  auto reset = likelihood.table(params);
+  likelihood.reset(reset, 1, model->rescale_abilities(params, location, log_scale)[1]);
+  CHECK(inference::MarginalLikelihood::log_likelihood(reset)[1].item<double>() ==
+        Approx(likelihood.log_likelihood(model->rescale_abilities(params, location, log_scale))[1].item<double>())
+            .epsilon(1e-12));
+}
+
+TEST_CASE("the generalized Pareto shape is recovered from its draws", "[trials][refinement]") {
+  std::mt19937_64 engine(11);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  for (const double shape : {0.2, 0.5, 0.9}) {
+    std::vector<double> x;
+    for (int i = 0; i < 4000; ++i) x.push_back(std::expm1(-shape * std::log1p(-uniform(engine))) / shape * 2.0);
+    double scale = 0.0;
+    // The estimate's sd at 4,000 draws is about (1 + k) / sqrt(4000) < 0.03: 0.1 is over 3 sd.
+    CHECK(inference::generalized_pareto_shape(x, &scale) == Approx(shape).margin(0.1));
+    CHECK(scale == Approx(2.0).epsilon(0.15));
+  }
+}
+
+TEST_CASE("Pareto k-hat tells a proposal that covers the target from one that misses its tails",
+          "[trials][refinement]") {
+  std::mt19937_64 engine(5);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const auto log_ratios = [&](double proposal_sd) {
+    std::vector<double> out;
+    for (int i = 0; i < 4000; ++i) {
+      const double x = proposal_sd * normal(engine);
+      out.push_back(-0.5 * x * x + 0.5 * x * x / (proposal_sd * proposal_sd) + std::log(proposal_sd));
+    }
+    return out;
+  };
+  // Target N(0, 1), proposal N(0, s^2): for s < 1 the ratios' tail has shape 1 - s^2 (0.75 at s = 0.5);
+  // for s > 1 they are bounded.
+  const auto narrow = inference::pareto_smooth(log_ratios(0.5));
+  CHECK(narrow.pareto_k == Approx(0.75).margin(0.12));
+  CHECK_FALSE(narrow.reliable());
+  const auto wide = inference::pareto_smooth(log_ratios(1.5));
+  CHECK(wide.pareto_k < 0.3);
+  CHECK(wide.reliable());
+  // Smoothed, normalised weights; ESS of a 1.5x proposal: S / (s^2 / sqrt(2 s^2 - 1)) = 0.83 S.
+  double sum = 0.0;
+  for (double w : wide.weights) sum += w;
+  CHECK(sum == Approx(1.0).margin(1e-12));
+  CHECK(wide.effective_sample_size / 4000.0 == Approx(0.83).margin(0.06));
+}
+
+TEST_CASE("systematic resampling keeps each draw floor or ceil of n times its weight", "[trials][refinement]") {
+  const std::vector<double> weights{0.1, 0.45, 0.0, 0.3, 0.15};
+  const auto indices = inference::systematic_resample(weights, 40, 0.37);
+  REQUIRE(indices.size() == 40);
+  for (size_t i = 0; i < weights.size(); ++i) {
+    const auto count = std::count(indices.begin(), indices.end(), static_cast<int64_t>(i));
+    CHECK(std::abs(static_cast<double>(count) - 40.0 * weights[i]) < 1.0);
+  }
+}
+
+TEST_CASE("split R-hat and ESS: independent chains near 1 and their draws, stuck chains far from them",
+          "[trials][refinement]") {
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(3);
+  const auto independent = at::normal(0.0, 1.0, {4, 500, 2}, generator, kDouble);
+  CHECK(inference::split_rhat(independent).max().item<double>() < 1.02);
+  // Independent draws: ESS about the number of draws (2,000), within its sampling noise.
+  CHECK(inference::effective_sample_size(independent).min().item<double>() > 1500.0);
+  const auto offsets = torch::tensor({0.0, 0.0, 3.0, 3.0}, kDouble).reshape({4, 1, 1});
+  CHECK(inference::split_rhat(independent + offsets).min().item<double>() > 1.5);
+  // A random walk: strongly autocorrelated, a small ESS.
+  const auto walk = at::normal(0.0, 0.1, {4, 500, 1}, generator, kDouble).cumsum(1);
+  CHECK(inference::effective_sample_size(walk).item<double>() < 100.0);
+}
+
+TEST_CASE("refinement recovers the exact posterior of a Rasch test from a proposal that is off",
+          "[trials][refinement]") {
+  const auto spec = test::simulator_at({2, 2, 60, 60}, "rasch");
+  const auto model = models::make_item_response_model(spec);
+  const auto data = test::simulated_responses(spec, 2, 60, 21);
+  const inference::MarginalLikelihood likelihood(*model, data);
+  // The exact posterior of (b1, b2) on an 81 x 81 grid over [-4, 4]^2: posterior sds near 0.3 are 3 steps of
+  // it, where the trapezoid rule's error on the moments is far below the draws' Monte Carlo error.
+  const auto axis = torch::linspace(-4.0, 4.0, 81, kDouble);
+  const auto grid = torch::stack(torch::meshgrid({axis, axis}, "ij"), -1).reshape({-1, 2, 1});
+  const auto log_posterior = model->log_prior(grid).sum(1) + likelihood.log_likelihood(grid);
+  const auto weight = torch::softmax(log_posterior, 0).unsqueeze(1);  // [N, 1]
+  const auto points = grid.squeeze(-1);
+  const auto exact_mean = (weight * points).sum(0);
+  const auto exact_sd = (weight * (points - exact_mean).pow(2)).sum(0).sqrt();
+  const auto mean = exact_mean.unsqueeze(1), sd = exact_sd.unsqueeze(1);  // [J, D]
+
+  const auto check_recovered = [&](const inference::Refinement& refined) {
+    const auto [m, s] = moments(refined.posterior.draws);
+    // 1,000 kept draws of ESS >= ~400: the mean's error is below 0.05 sd, the sd's below 4%; 4 sd of each.
+    CHECK(((m - mean) / sd).abs().max().item<double>() < 0.2);
+    CHECK((s / sd - 1.0).abs().max().item<double>() < 0.15);
+  };
+  // A proposal 3 sd off and too narrow: importance is unreliable, auto runs mcmc.
+  const auto off = gaussian_proposal(mean + 3.0 * sd, (0.6 * sd).pow(2).unsqueeze(-1), 1000, 4);
+  inference::RefinementOptions options;
+  options.method = "importance";
+  const auto importance = inference::refine_posterior(*model, data, off, options);
+  CHECK_FALSE(importance.importance_reliable);
+  CHECK(importance.method == "amortized");
+  CHECK(importance.warning());
+  CHECK(importance.posterior.draws.equal(off.draws));
+  options.method = "auto";
+  const auto refined = inference::refine_posterior(*model, data, off, options);
+  CHECK(refined.method == "mcmc");
+  CHECK(refined.max_rhat < 1.05);
+  CHECK(refined.min_ess > 300.0);
+  check_recovered(refined);
+  // A proposal a little wider than the posterior: importance is reliable and reweights it.
+  const auto wide = gaussian_proposal(mean + 0.3 * sd, (1.3 * sd).pow(2).unsqueeze(-1), 1000, 5);
+  const auto reweighted = inference::refine_posterior(*model, data, wide, options);
+  CHECK(reweighted.importance_reliable);
+  CHECK(reweighted.method == "importance");
+  CHECK_FALSE(reweighted.warning());
+  check_recovered(reweighted);
+}
+
+TEST_CASE("mcmc from a poor start and importance from a good proposal agree on a graded test",
+          "[trials][refinement]") {
+  // Two algorithms, one target: the GRM's exact posterior (ordered thresholds: a prior with support).
+  const auto spec = test::simulator_at({3, 3, 120, 120}, "grm", 3);
+  const auto model = models::make_item_response_model(spec);
+  torch::Tensor truth;
+  const auto data = test::simulated_responses(spec, 3, 120, 8, &truth);
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(9);
+  inference::PosteriorDraws prior_draws;
+  prior_draws.item_names = data.item_names;
+  prior_draws.draws = model->draw_item_params(1000, 3, generator).transpose(0, 1).contiguous();
+  prior_draws.log_prob = torch::zeros({3, 1000}, torch::kFloat32);
+  inference::RefinementOptions options;
+  options.method = "mcmc";
+  const auto mcmc = inference::refine_posterior(*model, data, prior_draws, options);
+  CHECK(mcmc.max_rhat < 1.05);
+  const auto [m, s] = moments(mcmc.posterior.draws);
+  const auto draws = mcmc.posterior.draws.to(torch::kFloat64);
+  const auto centred = draws - draws.mean(1, true);
+  const auto covariance = torch::matmul(centred.transpose(1, 2), centred) / 999.0;
+  const auto proposal = gaussian_proposal(m, 1.44 * covariance, 2000, 10);
+  options.method = "importance";
+  const auto importance = inference::refine_posterior(*model, data, proposal, options);
+  REQUIRE(importance.importance_reliable);
+  const auto [mi, si] = moments(importance.posterior.draws);
+  // Each side's mean error is below 0.06 sd (ESS >= 300): 0.25 sd is about 3 sd of their difference.
+  CHECK(((mi - m) / s).abs().max().item<double>() < 0.25);
+  CHECK((si / s - 1.0).abs().max().item<double>() < 0.2);
+  // And both near the truth the data came from (120 persons: a few posterior sds at most).
+  CHECK(((m - truth) / s).abs().max().item<double>() < 4.0);
+}
+
+TEST_CASE("refinement options: bad ones are user errors", "[trials][refinement]") {
+  inference::RefinementOptions options;
+  options.method = "nuts";
+  CHECK_THROWS_AS(inference::check_refinement_options(options, "test"), UserError);
+  options.method = "mcmc";
+  options.chains = 1;
+  CHECK_THROWS_AS(inference::check_refinement_options(options, "test"), UserError);
+  options.chains = 4;
+  options.sampling_sweeps = 5;
+  CHECK_THROWS_AS(inference::check_refinement_options(options, "test"), UserError);
+}
