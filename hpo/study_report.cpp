@@ -139,9 +139,10 @@ UserError no_best_trial_error(const StudySpec& spec, const std::vector<FrozenTri
   std::string stated;
   for (const ConstraintSpec& constraint : spec.constraints) stated += (stated.empty() ? " (" : ", ") + constraint.text();
   return UserError::at(storage, "",
-                       "none of the study's " + std::to_string(complete) + " COMPLETE trial" +
-                           (complete == 1 ? "" : "s") + " meets its constraints" + (stated.empty() ? "" : stated + ")") +
-                           ", so none is feasible",
+                       (complete == 1 ? std::string("the study's one COMPLETE trial misses its constraints")
+                                      : "none of the study's " + std::to_string(complete) +
+                                            " COMPLETE trials meets its constraints") +
+                           (stated.empty() ? "" : stated + ")") + ", so none is feasible",
                        "run more trials, or relax the constraints");
 }
 

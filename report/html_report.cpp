@@ -88,7 +88,9 @@ std::string at_a_glance(const hpo::StudySpec& spec, const std::vector<hpo::Froze
   if (budget) out << "; memory budget " << format_mb(*budget);
   out << ".</p>\n";
   const std::optional<hpo::FrozenTrial> best_trial = ranked_best(spec, trials);
-  if (!best_trial) return out.str() + "<p>No COMPLETE trial yet.</p>\n";
+  if (!best_trial)
+    return out.str() + (spec.constraints.empty() ? "<p>No COMPLETE trial yet.</p>\n"
+                                                 : "<p>No COMPLETE trial meets the constraints yet.</p>\n");
   // Several objectives and no training metric to rank by: no one best trial, a front (below).
   if (spec.multi_objective() && !spec.has_simulator())
     return out.str() + "<p>No one best trial of several objectives: the Pareto front below holds " +

@@ -220,6 +220,8 @@ write_training_study "$WORK/none.json" 1 '"constraints": ["calibration_error >= 
 expect_user_error "none is feasible" "$BFHPO" export "$WORK/none.json" --best --budget-mb 100000
 expect_user_error "none is feasible" "$BFHPO" export "$WORK/none.json" --best
 grep -qF "calibration_error >= 100" "$WORK/err" || fail "the message does not name the constraint: $(cat "$WORK/err")"
+"$BFHPO" report "$WORK/none.json" -o "$WORK/none.html" 2> /dev/null
+grep -qF "No COMPLETE trial meets the constraints yet" "$WORK/none.html" || fail "the report does not say none is feasible"
 
 if [ -n "${BFHPO_TEST_POSTGRES_URL:-}" ]; then
   PG_DATABASES=""
