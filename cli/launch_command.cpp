@@ -1,7 +1,8 @@
 // `bfhpo launch`: a study's workers as a Slurm job array (cli/slurm_batch_script.hpp).
-// Checks first, submits last: a storage the workers of other nodes cannot
-// share, a missing sbatch or an unknown partition is a UserError and nothing
-// is submitted.
+// Checks first, writes the script then, submits last: a storage the workers
+// of other nodes cannot share, a value the script cannot hold, a script file
+// that would replace the study or its journal, a missing sbatch or an unknown
+// partition is a UserError, and nothing is written or submitted.
 #include "cli/command.hpp"
 #include "cli/slurm_batch_script.hpp"
 #include "cli/training_exec.hpp"
@@ -258,14 +259,15 @@ int run_launch(const VerbArgs& args) {
   const std::string output = trimmed(submitted.output);
   const std::string job_id = output.substr(output.rfind('\n') == std::string::npos ? 0 : output.rfind('\n') + 1);
   if (submitted.exit_status != 0 || job_id.empty() || !std::isdigit(static_cast<unsigned char>(job_id[0]))) {
-    const std::string failed = "bfhpo launch: sbatch refused " + file.string() + " (exit " +
-                               std::to_string(submitted.exit_status) + "): " + output + ". ";
+    const std::string said = " (exit " + std::to_string(submitted.exit_status) + "): " + output;
     // What sbatch says when slurmctld is down or does not answer in time.
     if (output.find("Unable to contact slurm controller") != std::string::npos ||
         output.find("Socket timed out") != std::string::npos)
-      throw UserError(failed + "The Slurm controller is not answering. Fix: try again once `scontrol ping` says it is "
-                               "UP (or ask the cluster's administrators); nothing was submitted");
-    throw UserError(failed + "Fix: correct the option it names; nothing was submitted");
+      throw UserError("bfhpo launch: the Slurm controller is not answering; sbatch could not submit " + file.string() +
+                      said + ". Fix: try again once `scontrol ping` says it is UP (or ask the cluster's "
+                      "administrators); nothing was submitted");
+    throw UserError("bfhpo launch: sbatch refused " + file.string() + said +
+                    ". Fix: correct the option it names; nothing was submitted");
   }
   const std::string array = job_id.substr(0, job_id.find(';'));
   std::cerr << note;

@@ -122,5 +122,11 @@ if slurm_running; then
   [ -z "$(squeue -h -n bfhpo-refused-partition)" ] || fail "a refused launch submitted a job: $(squeue)"
   [ ! -e "$SHARED/tiny.sbatch" ] || fail "a refused launch wrote the script"
   echo "slurm bad input: unknown partition refused"
+  # A line break in --account would run the rest as a command of the batch script.
+  expect_user_error "control character" launch "$STUDY" --workers 1 --partition "$BFHPO_TEST_SLURM_PARTITION" \
+    --account $'acct\ntouch '"$WORK/injected-on-slurm"
+  [ -z "$(squeue -h -n bfhpo-refused-partition)" ] || fail "a refused launch submitted a job: $(squeue)"
+  sleep 2
+  [ ! -e "$WORK/injected-on-slurm" ] || fail "the injected command ran on Slurm"
 fi
 echo "slurm bad input: all checks passed"
