@@ -294,13 +294,18 @@ void Study::tell(int number, TrialState state, const std::vector<double>& values
                         "drop the value");
   }
   if (constraints) check_constraint_values(number, state, *constraints);
+  const bool computed = !constraints && state == TrialState::Complete && !spec_.constraints.empty();
+  if (computed && !constraints_from_values(values))
+    throw UserError::at(spec_.source.string(), "constraints",
+                        "name metrics other than the objectives', which a trial told its values cannot meet or "
+                        "miss: only bfhpo optimize, which measures them, can complete a trial of this study",
+                        "let bfhpo optimize train the trial (tell it --state fail to give it up), or constrain "
+                        "the objectives' metrics");
   refuse_if_held_by_another_worker(current, "telling it", "and tell another trial");
   if (!reason.empty()) storage_->set_trial_system_attr(id, kFailReasonAttr, reason);
   // As Optuna's tell: the constraints are recorded before the state, so a
   // reader never sees a finished trial of a constrained study without them.
-  std::optional<std::vector<double>> recorded = constraints;
-  if (!recorded && state == TrialState::Complete && !spec_.constraints.empty())
-    recorded = constraints_from_values(values);
+  const std::optional<std::vector<double>> recorded = computed ? constraints_from_values(values) : constraints;
   if (recorded) storage_->set_trial_system_attr(id, kConstraintsAttr, *recorded);
   if (!storage_->set_trial_state_values(id, state, values))
     throw TrialNotRunning(UserError::at(storage_->location(), "trial",

@@ -84,8 +84,9 @@ class Study {
   // PRUNED or FAIL without any. `constraints` (Optuna's constraint values,
   // feasible when all <= 0; COMPLETE and PRUNED trials only, as many as the
   // study states or, stating none, as the other trials have) are recorded
-  // before the state; without them a COMPLETE trial of a study whose
-  // constraints name its objectives' metrics gets them from its values. Throws UserError for an unknown trial or a
+  // before the state; without them a COMPLETE trial of a constrained study
+  // gets them from its values, and is refused (UserError) when a constraint
+  // names a metric that is not an objective's. Throws UserError for an unknown trial or a
   // wrong count of values, TrialNotRunning for a finished one, and UserError
   // for a trial another live process on this host is training (kWorkerAttr).
   void tell(int number, TrialState state, const std::vector<double>& values, const std::string& reason = "",

@@ -212,6 +212,10 @@ feasible = [t for t in complete if t.system_attrs["constraints"][0] <= 0]
 assert best["trial"] == min(feasible, key=lambda t: t.values[0]).number, best["trial"]
 print("training study: optuna agrees")
 ' "$WORK/train-status.json" "$WORK/best.json"
+# Its constraint names a metric only training measures: a trial told its values cannot complete.
+n="$(trial_of "$("$BFHPO" ask "$WORK/train.json")")"
+expect_user_error "only bfhpo optimize" "$BFHPO" tell "$WORK/train.json" --trial "$n" --values 1,2
+"$BFHPO" tell "$WORK/train.json" --trial "$n" --state fail > /dev/null
 echo "training study: checks passed"
 
 # A training study whose every COMPLETE trial misses its constraint: no best, and export says none is feasible.
