@@ -42,7 +42,8 @@ int run_estimate(const VerbArgs& args);
 int run_probe(const VerbArgs& args);
 int run_init(const VerbArgs& args);
 
-// The study named by the verb's STUDY.json argument, with --storage applied.
+// The study named by the verb's STUDY.json argument, with --storage applied;
+// a training study's objectives and constraints name metrics its trials report.
 hpo::StudySpec load_study(const VerbArgs& args);
 // --storage when given.
 std::optional<std::string> storage_override(const VerbArgs& args);

@@ -1,5 +1,6 @@
 #include "cli/command.hpp"
 #include "common/user_error.hpp"
+#include "trials/trial_metric_names.hpp"
 
 #include <iostream>
 #include <stdexcept>
@@ -12,7 +13,9 @@ std::optional<std::string> storage_override(const VerbArgs& args) {
 }
 
 hpo::StudySpec load_study(const VerbArgs& args) {
-  return hpo::load_study_spec(args["study"].as<std::string>(), storage_override(args));
+  hpo::StudySpec spec = hpo::load_study_spec(args["study"].as<std::string>(), storage_override(args));
+  if (spec.has_simulator()) trials::check_trial_metrics(spec);
+  return spec;
 }
 
 VerbRun runner_of(const std::vector<VerbEntry>& entries, const std::string& name) {

@@ -1,5 +1,6 @@
 #include "cli/command.hpp"
 #include "common/atomic_file.hpp"
+#include "common/number_format.hpp"
 #include "common/user_error.hpp"
 #include "hpo/study.hpp"
 #include "hpo/study_report.hpp"
@@ -19,7 +20,7 @@ int run_export(const VerbArgs& args) {
   if (args.count("budget-mb")) {
     budget_mb = args["budget-mb"].as<double>();
     if (!(*budget_mb > 0.0))
-      throw UserError("bfhpo export: --budget-mb " + std::to_string(*budget_mb) + " is not a memory size. Fix: give " +
+      throw UserError("bfhpo export: --budget-mb " + format_exact(*budget_mb) + " is not a memory size. Fix: give " +
                       "the device's memory in MB, e.g. 24576 for a 24 GB card");
     if (!args.count("best") && format != "bayesflow")
       throw UserError("bfhpo export: --budget-mb chooses the best trial that fits; it needs --best or --format "

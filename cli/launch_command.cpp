@@ -1,12 +1,14 @@
 // `bfhpo launch`: a study's workers as a Slurm job array (cli/slurm_batch_script.hpp).
-// Checks first, submits last: a storage the workers of other nodes cannot
-// share, a missing sbatch or an unknown partition is a UserError and nothing
-// is submitted.
+// Checks first, writes the script then, submits last: a storage the workers
+// of other nodes cannot share, a value the script cannot hold, a script file
+// that would replace the study or its journal, a missing sbatch or an unknown
+// partition is a UserError, and nothing is written or submitted.
 #include "cli/command.hpp"
 #include "cli/slurm_batch_script.hpp"
 #include "cli/training_exec.hpp"
 #include "common/atomic_file.hpp"
 #include "common/user_error.hpp"
+#include "hpo/storage/journal_file_lock.hpp"
 #include "hpo/storage/postgres_url.hpp"
 
 #include <sys/wait.h>
@@ -36,6 +38,34 @@ std::optional<fs::path> node_local_folder(const fs::path& path) {
   return std::nullopt;
 }
 
+// Whether a host of a PostgreSQL URL is each node's own: localhost, 127.x, ::1,
+// a socket folder or none (libpq then takes the local socket).
+bool is_local_host(const std::string& host) {
+  return host.empty() || host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1" || host == "[::1]" ||
+         host[0] == '/' || host.rfind("%2F", 0) == 0 || host.rfind("%2f", 0) == 0;
+}
+
+// Whether a PostgreSQL URL reaches a server on the host that runs it: a host
+// of its HOST[:PORT][,...] part (after the user's last '@'), or its host= or
+// hostaddr= query parameter, is local (is_local_host).
+bool names_local_server(const std::string& url) {
+  std::string rest = url.substr(url.find("://") + 3);
+  if (const auto at = rest.rfind('@'); at != std::string::npos) rest = rest.substr(at + 1);
+  const auto query = rest.find('?');
+  std::istringstream hosts(rest.substr(0, rest.find_first_of("/?")));
+  std::string host;
+  bool hosts_local = true;
+  while (std::getline(hosts, host, ','))
+    hosts_local = hosts_local && is_local_host(host.substr(0, host[0] == '[' ? host.find(']') + 1 : host.find(':')));
+  if (query == std::string::npos) return hosts_local;
+  std::istringstream parameters(rest.substr(query + 1));
+  std::string parameter;
+  while (std::getline(parameters, parameter, '&'))
+    for (const std::string key : {"host=", "hostaddr="})
+      if (parameter.rfind(key, 0) == 0) return is_local_host(parameter.substr(key.size()));
+  return hosts_local;
+}
+
 constexpr const char* kSharedStorageFix =
     "set \"storage\" to a postgresql:// URL (recommended: every node reaches it) or to a journal on a file system "
     "every node mounts (your home or project folder), or give --storage";
@@ -56,9 +86,7 @@ std::string check_shared_study(const hpo::StudySpec& spec, bool storage_given) {
                         kSharedStorageFix);
   const std::string storage = spec.storage.string();
   if (hpo::is_postgres_url(storage)) {
-    const bool local = storage.find("@localhost") != std::string::npos || storage.find("@127.") != std::string::npos ||
-                       storage.find("@[::1]") != std::string::npos;
-    return local ? "note: the storage " + hpo::redacted_postgres_url(storage) +
+    return names_local_server(storage) ? "note: the storage " + hpo::redacted_postgres_url(storage) +
                        " is on localhost: workers on other nodes reach their own host, not this one\n"
                  : "";
   }
@@ -142,13 +170,33 @@ void check_partition(const std::string& partition) {
                   known);
 }
 
-// The script's file: beside the study, never a symlink, a device or a folder.
+// Whether two paths name one file: the same file when both exist (through
+// links and other spellings), else the same absolute path, normalized.
+bool same_file(const fs::path& a, const fs::path& b) {
+  std::error_code error;
+  if (fs::exists(a, error) && fs::exists(b, error)) return fs::equivalent(a, b, error);
+  return fs::weakly_canonical(fs::absolute(a), error) == fs::weakly_canonical(fs::absolute(b), error);
+}
+
+// The script's file: beside the study, never a symlink, a device or a folder,
+// never the study file, its journal or the journal's lock file.
 fs::path script_file(const hpo::StudySpec& spec) {
   const fs::path file = spec.source.parent_path() / (spec.source.stem().string() + ".sbatch");
   const auto status = fs::symlink_status(file);
   if (fs::exists(status) && !fs::is_regular_file(status))
     throw UserError::at(file.string(), "", "exists and is not a regular file (a link, a folder, a device)",
                         "remove or rename it: bfhpo launch writes the batch script there");
+  std::vector<std::pair<fs::path, std::string>> kept = {{spec.source, "the study file"}};
+  if (!hpo::is_postgres_url(spec.storage.string())) {
+    kept.emplace_back(spec.storage, "the study's journal");
+    kept.emplace_back(hpo::JournalFileLock(spec.storage).lock_path(), "the journal's lock file");
+  }
+  for (const auto& [path, what] : kept)
+    if (same_file(file, path))
+      throw UserError::at(file.string(), "", "is " + what + " (" + path.string() +
+                                                 "), which the batch script bfhpo launch writes there would replace",
+                          "rename the study file (the script is named after it: " + file.filename().string() +
+                              ") or the journal");
   return file;
 }
 
@@ -159,7 +207,7 @@ SlurmLaunch launch_request(const VerbArgs& args, const hpo::StudySpec& spec) {
   launch.study_name = spec.name;
   launch.storage = storage_override(args);
   if (launch.storage && !hpo::is_postgres_url(*launch.storage)) launch.storage = fs::absolute(*launch.storage).string();
-  launch.log_pattern = launch.study_file.parent_path() / (spec.source.stem().string() + ".slurm-%A_%a.log");
+  launch.log_pattern = launch.study_file.parent_path() / (spec.source.stem().string() + kSlurmLogSuffix);
   launch.workers = args["workers"].as<int>();
   const auto training = spec.document.find("training");
   const bool trains_on_cuda = training != spec.document.end() && training->is_object() &&
@@ -194,6 +242,7 @@ int run_launch(const VerbArgs& args) {
                     "in the study file's \"storage\", or leave the password out and keep it in ~/.pgpass");
   const std::string note = check_shared_study(spec, storage.has_value());
   const SlurmLaunch launch = launch_request(args, spec);
+  const fs::path file = script_file(spec);
   const std::string script = slurm_batch_script(launch);
   if (args.count("dry-run")) {
     std::cerr << note;
@@ -205,14 +254,21 @@ int run_launch(const VerbArgs& args) {
     throw UserError("bfhpo launch: sbatch is not on PATH. Fix: run bfhpo launch on a login node of the Slurm cluster "
                     "(e.g. after `module load slurm`), or use --dry-run to see the script");
   if (launch.partition) check_partition(*launch.partition);
-  const fs::path file = script_file(spec);
   write_file_atomically(file, script);
   const ProgramRun submitted = run_program({sbatch->string(), "--parsable", file.string()});
   const std::string output = trimmed(submitted.output);
   const std::string job_id = output.substr(output.rfind('\n') == std::string::npos ? 0 : output.rfind('\n') + 1);
-  if (submitted.exit_status != 0 || job_id.empty() || !std::isdigit(static_cast<unsigned char>(job_id[0])))
-    throw UserError("bfhpo launch: sbatch refused " + file.string() + " (exit " + std::to_string(submitted.exit_status) +
-                    "): " + output + ". Fix: correct the option it names; nothing was submitted");
+  if (submitted.exit_status != 0 || job_id.empty() || !std::isdigit(static_cast<unsigned char>(job_id[0]))) {
+    const std::string said = " (exit " + std::to_string(submitted.exit_status) + "): " + output;
+    // What sbatch says when slurmctld is down or does not answer in time.
+    if (output.find("Unable to contact slurm controller") != std::string::npos ||
+        output.find("Socket timed out") != std::string::npos)
+      throw UserError("bfhpo launch: the Slurm controller is not answering; sbatch could not submit " + file.string() +
+                      said + ". Fix: try again once `scontrol ping` says it is UP (or ask the cluster's "
+                      "administrators); nothing was submitted");
+    throw UserError("bfhpo launch: sbatch refused " + file.string() + said +
+                    ". Fix: correct the option it names; nothing was submitted");
+  }
   const std::string array = job_id.substr(0, job_id.find(';'));
   std::cerr << note;
   std::cout << "submitted job array " << array << ": " << launch.workers << " workers of study '" << spec.name << "'\n"

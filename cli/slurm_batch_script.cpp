@@ -1,8 +1,11 @@
 #include "cli/slurm_batch_script.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <sstream>
+#include <utility>
 
 namespace bfhpo::cli {
 namespace {
@@ -47,6 +50,10 @@ std::optional<long> slurm_time_seconds(const std::string& limit) {
 
 bool is_unlimited(const std::string& limit) { return limit == "UNLIMITED" || limit == "INFINITE"; }
 
+bool has_control_character(const std::string& text) {
+  return std::any_of(text.begin(), text.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+}
+
 // One word for the shell, whatever it holds.
 std::string shell_quoted(const std::string& word) {
   std::string quoted = "'";
@@ -65,6 +72,22 @@ std::string job_name(const std::string& study_name) {
 }  // namespace
 
 std::optional<ConfigProblem> SlurmLaunch::problem() const {
+  // Every value the script holds: a line break in one would end its line and
+  // start a command of its own (and sbatch reads no #SBATCH line after it).
+  std::vector<std::pair<std::string, std::optional<std::string>>> written = {
+      {"bfhpo", bfhpo.string()},   {"STUDY.json", study_file.string()}, {"STUDY.json", log_pattern.string()},
+      {"name", study_name},        {"--storage", storage},              {"--time", time_limit},
+      {"--partition", partition},  {"--account", account}};
+  for (const auto& arg : sbatch_args) written.emplace_back("--sbatch-arg", arg);
+  for (const auto& [field, value] : written)
+    if (value && has_control_character(*value))
+      return ConfigProblem{field, nlohmann::json(*value).dump() + " holds a control character (a line break, a tab), "
+                                  "which would split the batch script's line into lines of their own",
+                           "give it without one (a file: rename it, or the folder that has one)"};
+  for (const auto& [field, value] : {std::pair{"--partition", partition}, std::pair{"--account", account}})
+    if (value && (value->empty() || value->find(' ') != std::string::npos))
+      return ConfigProblem{field, "'" + *value + "' is not one Slurm name (an #SBATCH line splits it at a space)",
+                           "give the name sinfo or sacctmgr shows"};
   if (workers < 1)
     return ConfigProblem{"--workers", std::to_string(workers) + " is not a number of workers", "give --workers 1 or more"};
   if (gpus_per_worker < 0 || gpus_per_worker > 1)
@@ -87,12 +110,19 @@ std::optional<ConfigProblem> SlurmLaunch::problem() const {
                            "give a longer --time or a shorter --grace"};
   }
   const std::string log_folder = log_pattern.parent_path().string();
-  if (log_folder.find_first_of("%\"\\ \t\n") != std::string::npos)
+  constexpr const char* kNotInOutputLine = "%\"\\ ";
+  if (log_folder.find_first_of(kNotInOutputLine) != std::string::npos)
     return ConfigProblem{"STUDY.json", "its folder " + log_folder +
                                            " holds a space, quote, backslash or %, which an #SBATCH --output line cannot take",
                          "move the study to a folder whose path has none"};
+  const std::string log_name = log_pattern.filename().string();
+  if (log_name.substr(0, log_name.rfind(kSlurmLogSuffix)).find_first_of(kNotInOutputLine) != std::string::npos)
+    return ConfigProblem{"STUDY.json", "its name " + study_file.filename().string() +
+                                           " holds a space, quote, backslash or %, which the logs' #SBATCH --output "
+                                           "line cannot take",
+                         "rename the study file to a name without them"};
   for (const auto& arg : sbatch_args)
-    if (arg.empty() || arg[0] != '-' || arg.find('\n') != std::string::npos)
+    if (arg.empty() || arg[0] != '-')
       return ConfigProblem{"--sbatch-arg", "'" + arg + "' is not one sbatch option",
                            "give one option a --sbatch-arg, e.g. --sbatch-arg=--qos=long"};
   return std::nullopt;

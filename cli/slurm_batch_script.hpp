@@ -17,12 +17,15 @@
 
 namespace bfhpo::cli {
 
+// The end of a log file's name: Slurm puts the array's id for %A, the task's for %a.
+inline constexpr const char* kSlurmLogSuffix = ".slurm-%A_%a.log";
+
 struct SlurmLaunch {
   std::filesystem::path bfhpo;            // the front executable, absolute
   std::filesystem::path study_file;       // absolute
   std::optional<std::string> storage;     // --storage passed on to every worker
   std::string study_name;
-  std::filesystem::path log_pattern;      // absolute, e.g. /shared/s/tiny.slurm-%A_%a.log
+  std::filesystem::path log_pattern;      // absolute, e.g. /shared/s/tiny.slurm-%A_%a.log (kSlurmLogSuffix)
   int workers = 1;
   int gpus_per_worker = 0;                // 0: the worker sees no GPU; 1: the one Slurm binds
   std::optional<int> cpus_per_worker;
@@ -34,8 +37,10 @@ struct SlurmLaunch {
 
   // The first problem of the request, naming the option and the fix: workers
   // >= 1, gpus 0 or 1 (a worker trains on one device), cpus >= 1, a time limit
-  // in Slurm's format longer than the grace, a log folder whose path Slurm
-  // can take in an #SBATCH line, one-line sbatch arguments starting with "-".
+  // in Slurm's format longer than the grace, a log path Slurm can take in an
+  // #SBATCH line (no space, quote, backslash or % in the folder or before
+  // kSlurmLogSuffix), sbatch arguments starting with "-", one-word partition
+  // and account, and no control character in any value the script holds.
   std::optional<ConfigProblem> problem() const;
 };
 

@@ -170,18 +170,20 @@ const std::vector<Verb>& verbs() {
       {"ask", "propose a trial, record it RUNNING, print {\"trial\": N, \"params\": {...}}", "STUDY.json [--storage URL]",
        Side::Front, storage_option},
       {"tell", "finish a trial with a value or a state",
-       "STUDY.json --trial N (--value V | --state pruned|fail | --step S --value V) [--storage URL]", Side::Front,
+       "STUDY.json --trial N (--value V | --values V1,V2,... | --state pruned|fail | --step S --value V)"
+       " [--constraints C1,C2,...] [--storage URL]",
+       Side::Front,
        tell_options},
       {"enqueue", "add a WAITING trial with some or all params fixed, served first by ask",
        "STUDY.json --params PARAMS.json [--skip-if-exists] [--storage URL]", Side::Front, enqueue_options},
       {"requeue", "release a RUNNING trial whose caller is gone: FAIL, its params queued again",
        "STUDY.json --trial N [--storage URL]", Side::Front, requeue_options},
-      {"status", "counts by state, the best trial and a table of trials", "STUDY.json [--json] [--storage URL]",
+      {"status", "counts by state, the best trial and a table of trials", "STUDY.json [--json] [--memory-levels GB,...] [--storage URL]",
        Side::Front, status_options},
       {"report", "one self-contained HTML page of plots: history, importance, memory, diagnostics",
-       "STUDY.json [-o report.html] [--storage URL]", Side::Front, report_options},
+       "STUDY.json [-o report.html] [--memory-levels GB,...] [--storage URL]", Side::Front, report_options},
       {"export", "the best configuration (JSON, BayesFlow arguments) or every trial (JSON, CSV)",
-       "STUDY.json [--best] [--format json|csv|bayesflow] [-o FILE] [--storage URL]", Side::Front, export_options},
+       "STUDY.json [--best] [--format json|csv|bayesflow] [--budget-mb N] [-o FILE] [--storage URL]", Side::Front, export_options},
       {"estimate", "estimated peak memory of one configuration, term by term, and the gate's decision",
        "STUDY.json [--params PARAMS.json] [--budget-mb N] [--json]", Side::Training, memory_options},
       {"probe", "measure one real training step per memory configuration",
@@ -192,7 +194,7 @@ const std::vector<Verb>& verbs() {
        "MODEL_DIR|STUDY.json --data responses.csv|FOLDER|'PATTERN'... [--group-column G] [--draws N] [--seed S]"
        " [--format csv|json] [--out F] [--draws-out F] [--persons-out F [--plausible-values M]] [--datasets-out F]"
        " [--id-column NAME] [--check-replications R] [--check-alpha A] [--check-out F]"
-       " [--refine off|importance|mcmc|auto] [--storage URL]",
+       " [--refine off|auto|importance|mcmc] [--refine-chains C] [--refine-warmup W] [--refine-sweeps S] [--storage URL]",
        Side::Training, infer_options},
       {"init", "write a training study sized to a response file: ranges, categories, missing share, training length",
        "--data responses.csv --model rasch|2pl|3pl|grm [-o STUDY.json [--force]] [--id-column NAME]", Side::Training,

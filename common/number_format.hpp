@@ -3,6 +3,7 @@
 // table, prune messages and the HTML report, so they all agree.
 #pragma once
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -17,6 +18,13 @@ inline std::string format_number(std::optional<double> value, int significant = 
   char text[40];
   std::snprintf(text, sizeof text, "%.*g", significant, *value);
   return text;
+}
+
+// The shortest text that reads back as `value` exactly, for a number the
+// user gave (messages quote it as given): 0.05 -> "0.05", 1e-07 -> "1e-07".
+inline std::string format_exact(double value) {
+  char text[40];
+  return std::string(text, std::to_chars(text, text + sizeof text, value).ptr);
 }
 
 // Megabytes with one decimal (two below 10 MB): "16.6 MB", "3.25 MB".

@@ -293,24 +293,51 @@ void Study::tell(int number, TrialState state, const std::vector<double>& values
     throw UserError::at("tell", "value", std::string("a ") + to_string(state) + " trial takes no value",
                         "drop the value");
   }
-  if (constraints && !spec_.constraints.empty() && constraints->size() != spec_.constraints.size())
-    throw UserError::at("tell", "constraints",
-                        "study '" + spec_.name + "' states " + std::to_string(spec_.constraints.size()) +
-                            " constraints, got " + std::to_string(constraints->size()) + " values",
-                        "pass one value per constraint, in the study's order");
+  if (constraints) check_constraint_values(number, state, *constraints);
+  const bool computed = !constraints && state == TrialState::Complete && !spec_.constraints.empty();
+  if (computed && !constraints_from_values(values))
+    throw UserError::at(spec_.source.string(), "constraints",
+                        "name metrics other than the objectives', which a trial told its values cannot meet or "
+                        "miss: only bfhpo optimize, which measures them, can complete a trial of this study",
+                        "let bfhpo optimize train the trial (tell it --state fail to give it up), or constrain "
+                        "the objectives' metrics");
   refuse_if_held_by_another_worker(current, "telling it", "and tell another trial");
   if (!reason.empty()) storage_->set_trial_system_attr(id, kFailReasonAttr, reason);
   // As Optuna's tell: the constraints are recorded before the state, so a
   // reader never sees a finished trial of a constrained study without them.
-  std::optional<std::vector<double>> recorded = constraints;
-  if (!recorded && state == TrialState::Complete && !spec_.constraints.empty())
-    recorded = constraints_from_values(values);
+  const std::optional<std::vector<double>> recorded = computed ? constraints_from_values(values) : constraints;
   if (recorded) storage_->set_trial_system_attr(id, kConstraintsAttr, *recorded);
   if (!storage_->set_trial_state_values(id, state, values))
     throw TrialNotRunning(UserError::at(storage_->location(), "trial",
                                         "trial " + std::to_string(number) + " was finished by another worker",
                                         "do not tell one trial twice")
                               .what());
+}
+
+void Study::check_constraint_values(int number, TrialState state, const std::vector<double>& constraints) {
+  if (state == TrialState::Fail)
+    throw UserError::at("tell", "constraints",
+                        "a FAIL trial records no constraint values (Optuna records them for COMPLETE and PRUNED "
+                        "trials only)",
+                        "drop the constraint values, or tell the trial complete or pruned");
+  if (!spec_.constraints.empty()) {
+    if (constraints.size() != spec_.constraints.size())
+      throw UserError::at("tell", "constraints",
+                          "study '" + spec_.name + "' states " + std::to_string(spec_.constraints.size()) +
+                              " constraints, got " + std::to_string(constraints.size()) + " values",
+                          "pass one value per constraint, in the study's order");
+    return;
+  }
+  for (const FrozenTrial& other : storage_->trials_of(study_id_)) {
+    const std::size_t count = constraint_values(other).size();
+    if (count == 0 || other.number == number) continue;
+    if (count != constraints.size())
+      throw UserError::at("tell", "constraints",
+                          "trial " + std::to_string(other.number) + " of study '" + spec_.name + "' has " +
+                              std::to_string(count) + " constraint values, got " + std::to_string(constraints.size()),
+                          "pass the same constraints, in the same order, for every trial");
+    return;
+  }
 }
 
 std::optional<std::vector<double>> Study::constraints_from_values(const std::vector<double>& values) const {

@@ -82,9 +82,11 @@ class Study {
   std::optional<AskedTrial> ask_if_room(const FeasiblePredicate& feasible = {});
   // Finishes a RUNNING trial: COMPLETE with one finite value per objective,
   // PRUNED or FAIL without any. `constraints` (Optuna's constraint values,
-  // feasible when all <= 0) are recorded before the state; without them a
-  // COMPLETE trial of a study whose constraints name its objectives' metrics
-  // gets them from its values. Throws UserError for an unknown trial or a
+  // feasible when all <= 0; COMPLETE and PRUNED trials only, as many as the
+  // study states or, stating none, as the other trials have) are recorded
+  // before the state; without them a COMPLETE trial of a constrained study
+  // gets them from its values, and is refused (UserError) when a constraint
+  // names a metric that is not an objective's. Throws UserError for an unknown trial or a
   // wrong count of values, TrialNotRunning for a finished one, and UserError
   // for a trial another live process on this host is training (kWorkerAttr).
   void tell(int number, TrialState state, const std::vector<double>& values, const std::string& reason = "",
@@ -162,6 +164,10 @@ class Study {
   void complete_queued_trial(AskedTrial& asked, const Params& recorded, const Params& fixed,
                              const FeasiblePredicate& feasible);
   AskedTrial fill_new_trial(int trial_id, const FeasiblePredicate& feasible);
+  // UserError unless `constraints` may be recorded for trial `number` told
+  // `state`: COMPLETE or PRUNED (as Optuna), one value per constraint the
+  // study states, else as many as the other trials have.
+  void check_constraint_values(int number, TrialState state, const std::vector<double>& constraints);
   // The study's constraint values from a trial's objective values, when every
   // constraint names an objective's metric; none otherwise.
   std::optional<std::vector<double>> constraints_from_values(const std::vector<double>& values) const;

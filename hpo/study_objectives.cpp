@@ -1,8 +1,10 @@
 #include "hpo/study_objectives.hpp"
 
+#include "common/decimal_number.hpp"
 #include "common/number_format.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <regex>
 #include <set>
@@ -66,12 +68,14 @@ std::vector<ConstraintSpec> parse_constraints(ConfigSection& top) {
     const json& item = (*listed)[i];
     std::smatch parts;
     const std::string text = item.is_string() ? item.get<std::string>() : std::string();
-    char* end = nullptr;
-    double bound = 0.0;
-    if (item.is_string() && std::regex_match(text, parts, form)) bound = std::strtod(parts[3].str().c_str(), &end);
-    if (!end || *end != '\0' || !std::isfinite(bound))
+    if (!item.is_string() || !std::regex_match(text, parts, form))
       throw top.error(field, "expected \"metric <= number\" or \"metric >= number\", got " + item.dump(), example);
-    constraints.push_back({parts[1].str(), parts[2].str() == "<=", bound});
+    const auto bound = parse_decimal(parts[3].str());
+    if (!bound || !std::isfinite(*bound))
+      throw top.error(field, "the bound '" + parts[3].str() + "' is not a plain decimal number (not hex such as 0x10, "
+                             "not inf or nan), as `bfhpo tell` reads numbers",
+                      example);
+    constraints.push_back({parts[1].str(), parts[2].str() == "<=", *bound});
   }
   return constraints;
 }

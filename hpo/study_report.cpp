@@ -8,6 +8,7 @@
 #include "hpo/study.hpp"
 #include "hpo/trial_attrs.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -125,19 +126,35 @@ json trial_summary_json(const StudySpec& spec, const FrozenTrial& trial) {
   return summary;
 }
 
+UserError no_best_trial_error(const StudySpec& spec, const std::vector<FrozenTrial>& trials) {
+  const auto complete = static_cast<std::size_t>(std::count_if(trials.begin(), trials.end(), [](const FrozenTrial& t) {
+    return t.state == TrialState::Complete && !t.values.empty() &&
+           std::none_of(t.values.begin(), t.values.end(), [](double v) { return std::isnan(v); });
+  }));
+  const std::string storage = printable_storage(spec.storage.string());
+  if (complete == 0)
+    return UserError::at(storage, "", "the study has no COMPLETE trial yet",
+                         spec.has_simulator() ? "run `bfhpo optimize " + spec.source.string() + "` until a trial completes"
+                                              : "finish at least one trial (bfhpo tell ... --value V) first");
+  std::string stated;
+  for (const ConstraintSpec& constraint : spec.constraints) stated += (stated.empty() ? " (" : ", ") + constraint.text();
+  return UserError::at(storage, "",
+                       (complete == 1 ? std::string("the study's one COMPLETE trial misses its constraints")
+                                      : "none of the study's " + std::to_string(complete) +
+                                            " COMPLETE trials meets its constraints") +
+                           (stated.empty() ? "" : stated + ")") + ", so none is feasible",
+                       "run more trials, or relax the constraints");
+}
+
 json best_trial_json(const StudySpec& spec, const std::vector<FrozenTrial>& trials) {
   if (spec.multi_objective())
     throw UserError::at(spec.source.string(), "objectives",
                         "a study of " + std::to_string(spec.objectives.size()) +
                             " objectives has no one best trial but a front of them",
-                        "export one with --trial N (the front: `bfhpo status`), or the best that fits a memory "
-                        "budget with --best --budget-mb N");
+                        "see the front with `bfhpo status` (`bfhpo status --json`: \"best_trials\"), or export "
+                        "every trial with `bfhpo export --format csv`");
   std::optional<FrozenTrial> best = best_of(trials, spec.objectives.front().direction);
-  if (!best)
-    throw UserError::at(printable_storage(spec.storage.string()), "",
-                        spec.constraints.empty() ? "the study has no COMPLETE trial yet"
-                                                 : "the study has no COMPLETE trial that meets its constraints",
-                        "finish at least one trial (bfhpo tell ... --value V) before exporting the best");
+  if (!best) throw no_best_trial_error(spec, trials);
   return trial_summary_json(spec, *best);
 }
 

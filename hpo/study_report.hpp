@@ -3,6 +3,7 @@
 // the trials, so they are tested without a terminal.
 #pragma once
 
+#include "common/user_error.hpp"
 #include "hpo/frozen_trial.hpp"
 #include "hpo/study_spec.hpp"
 
@@ -26,8 +27,11 @@ nlohmann::json value_json(std::optional<double> value);
 nlohmann::json study_status_json(const StudySpec& spec, const std::vector<FrozenTrial>& trials);
 // {"study", "trial", "value", "params": {name: external value}, "user_attrs"} of one trial.
 nlohmann::json trial_summary_json(const StudySpec& spec, const FrozenTrial& trial);
+// Why a study has no best trial: no COMPLETE trial yet, or none that meets
+// its constraints (then none is feasible), with the fix.
+UserError no_best_trial_error(const StudySpec& spec, const std::vector<FrozenTrial>& trials);
 // trial_summary_json of the best trial; UserError if no COMPLETE (feasible)
-// trial, or the study has several objectives.
+// trial (no_best_trial_error), or the study has several objectives.
 nlohmann::json best_trial_json(const StudySpec& spec, const std::vector<FrozenTrial>& trials);
 // One row per trial: number,state,value (values_<metric>... for several objectives),datetime_start,datetime_complete,params_<name>...,
 // user_attrs_<key>...,system_attrs_<key>... (pandas-friendly, RFC 4180 quoting;

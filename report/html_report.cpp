@@ -88,14 +88,23 @@ std::string at_a_glance(const hpo::StudySpec& spec, const std::vector<hpo::Froze
   if (budget) out << "; memory budget " << format_mb(*budget);
   out << ".</p>\n";
   const std::optional<hpo::FrozenTrial> best_trial = ranked_best(spec, trials);
-  if (!best_trial) return out.str() + "<p>No COMPLETE trial yet.</p>\n";
+  if (!best_trial)
+    return out.str() + (spec.constraints.empty() ? "<p>No COMPLETE trial yet.</p>\n"
+                                                 : "<p>No COMPLETE trial meets the constraints yet.</p>\n");
+  // Several objectives and no training metric to rank by: no one best trial, a front (below).
+  if (spec.multi_objective() && !spec.has_simulator())
+    return out.str() + "<p>No one best trial of several objectives: the Pareto front below holds " +
+           std::to_string(status["best_trials"].size()) + ".</p>\n";
   const int best = best_trial->number;
   out << "<p>Best trial <b>" << best << "</b>: " << esc(metric) << " <b>"
       << format_number(best_trial->values[ranked_objective(spec)], 6) << "</b>";
   const auto it = std::find_if(facts.begin(), facts.end(), [&](const TrialFacts& f) { return f.number == best; });
   if (it != facts.end() && it->batch_size) out << ", trained with " << esc(it->trained_config());
-  out << ".</p>\n<table><tr><th>parameter</th><th>value</th></tr>\n";
-  for (const auto& [name, value] : hpo::trial_summary_json(spec, *best_trial)["params"].items())
+  out << ".</p>\n";
+  const json params = hpo::trial_summary_json(spec, *best_trial)["params"];
+  if (params.empty()) return out.str();
+  out << "<table><tr><th>parameter</th><th>value</th></tr>\n";
+  for (const auto& [name, value] : params.items())
     out << "<tr><td>" << esc(name) << "</td><td class=\"num\">"
         << esc(value.is_number() ? format_number(value.get<double>(), 6) : value.dump()) << "</td></tr>\n";
   return out.str() + "</table>\n";
@@ -228,8 +237,8 @@ std::string pareto_section(const hpo::StudySpec& spec, const std::vector<hpo::Fr
     out << "</tr>\n";
   }
   out << "</table>\n<p class=\"muted\">The trials no other COMPLETE" << (spec.constraints.empty() ? "" : ", feasible")
-      << " trial beats on every objective (Optuna's <code>study.best_trials</code>); <code>bfhpo export --trial N</code> "
-         "exports one.</p>\n";
+      << " trial beats on every objective (Optuna's <code>study.best_trials</code>; <code>bfhpo status --json</code>: "
+         "<code>best_trials</code>).</p>\n";
   return out.str();
 }
 

@@ -26,6 +26,12 @@ std::vector<double> default_memory_levels_mb() {
 }
 
 std::vector<double> parse_memory_levels_gb(const std::string& text, const std::string& option) {
+  const auto not_a_size = [&](const std::string& item) {
+    return UserError(option + " '" + text + "': '" + item + "' is not a memory size in GB. Fix: give sizes in GB " +
+                     "separated by commas, e.g. 8,16,24,40,80");
+  };
+  // getline drops an empty last item ("8,"): refused as "8,,16" is.
+  if (!text.empty() && text.back() == ',') throw not_a_size("");
   std::vector<double> levels;
   std::stringstream items(text);
   std::string item;
@@ -37,9 +43,7 @@ std::vector<double> parse_memory_levels_gb(const std::string& text, const std::s
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used == 0 || used != item.size() || !(gb > 0.0) || !std::isfinite(gb))
-      throw UserError(option + " '" + text + "': '" + item + "' is not a memory size in GB. Fix: give sizes in GB " +
-                      "separated by commas, e.g. 8,16,24,40,80");
+    if (used == 0 || used != item.size() || !(gb > 0.0) || !std::isfinite(gb)) throw not_a_size(item);
     levels.push_back(gb * kMbPerGb);
   }
   if (levels.empty())

@@ -7,8 +7,10 @@
 #include "report/pareto_front_text.hpp"
 #include "report/trial_facts.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
+#include <utility>
 
 namespace bfhpo::report {
 namespace {
@@ -48,14 +50,6 @@ std::string objectives_text(const hpo::StudySpec& spec) {
   return text;
 }
 
-// The trial's values, "/"-separated for several; "-" for none.
-std::string values_text(const hpo::FrozenTrial& trial) {
-  if (trial.values.empty()) return "-";
-  std::string text;
-  for (std::size_t i = 0; i < trial.values.size(); ++i) text += (i ? "/" : "") + format_number(trial.values[i], 4);
-  return text;
-}
-
 }  // namespace
 
 std::string status_table(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials,
@@ -67,18 +61,52 @@ std::string status_table(const hpo::StudySpec& spec, const std::vector<hpo::Froz
   for (const auto& [state, n] : status["counts"].items())
     if (n.get<int>() > 0) out << ", " << n.get<int>() << " " << state;
   out << "\n";
-  char line[256];
-  std::snprintf(line, sizeof line, "%6s  %-9s %10s %8s %6s %10s %8s %8s  %s\n", "trial", "state",
-                spec.multi_objective() ? "values" : "value", "time",
-                "batch", "chunk", "peak MB", "est. MB", "params");
-  out << line;
+  // The columns after trial and state, right-aligned, each as wide as its
+  // widest cell; those no trial has a value of ("-": an external study records
+  // no time, batch, chunk or peak) are left out. cells[0] is the header.
+  struct Column {
+    std::size_t width;
+    bool always;
+    std::vector<std::string> cells;
+  };
+  // A value column an objective (headed by its metric when there are several).
+  std::vector<Column> columns;
+  const std::size_t n_objectives = spec.objectives.size();
+  for (const hpo::ObjectiveSpec& objective : spec.objectives)
+    columns.push_back({10, true, {n_objectives > 1 ? objective.metric : "value"}});
+  for (const auto& [header, width] : {std::pair{"time", 8}, {"batch", 6}, {"chunk", 10}, {"peak MB", 8}, {"est. MB", 8}})
+    columns.push_back({static_cast<std::size_t>(width), false, {header}});
+  std::vector<TrialFacts> facts;
+  for (const hpo::FrozenTrial& trial : trials) {
+    const TrialFacts t = trial_facts(trial);
+    for (std::size_t k = 0; k < n_objectives; ++k)
+      columns[k].cells.push_back(k < trial.values.size() ? format_number(trial.values[k], 4) : "-");
+    const std::string cells[] = {t.seconds ? format_duration(*t.seconds) : "-",
+                                 t.batch_size ? std::to_string(*t.batch_size) : "-", chunk_text(t),
+                                 megabytes(t.measured_peak_mb), megabytes(t.estimated_peak_mb)};
+    for (std::size_t c = 0; c < 5; ++c) columns[n_objectives + c].cells.push_back(cells[c]);
+    facts.push_back(t);
+  }
+  columns.erase(std::remove_if(columns.begin(), columns.end(),
+                               [](const Column& c) {
+                                 return !c.always && std::all_of(c.cells.begin() + 1, c.cells.end(),
+                                                                 [](const std::string& cell) { return cell == "-"; });
+                               }),
+                columns.end());
+  for (Column& column : columns)
+    for (const std::string& cell : column.cells) column.width = std::max(column.width, cell.size());
+  const auto row = [&](const std::string& trial, const std::string& state, std::size_t line) {
+    char start[64];
+    std::snprintf(start, sizeof start, "%6s  %-9s", trial.c_str(), state.c_str());
+    std::string text = start;
+    for (const Column& column : columns)
+      text += " " + std::string(column.width - column.cells[line].size(), ' ') + column.cells[line];
+    return text + "  ";
+  };
+  out << row("trial", "state", 0) << "params\n";
   for (size_t i = 0; i < trials.size(); ++i) {
-    const TrialFacts t = trial_facts(trials[i]);
-    std::snprintf(line, sizeof line, "%6d  %-9s %10s %8s %6s %10s %8s %8s  ", t.number, hpo::to_string(t.state),
-                  values_text(trials[i]).c_str(), t.seconds ? format_duration(*t.seconds).c_str() : "-",
-                  t.batch_size ? std::to_string(*t.batch_size).c_str() : "-", chunk_text(t).c_str(),
-                  megabytes(t.measured_peak_mb).c_str(), megabytes(t.estimated_peak_mb).c_str());
-    out << line << status["trials"][i]["params"].dump() << "\n";
+    const TrialFacts& t = facts[i];
+    out << row(std::to_string(t.number), hpo::to_string(t.state), i + 1) << status["trials"][i]["params"].dump() << "\n";
     if (!t.reason.empty()) out << "        why: " << t.reason << "\n";
     if (const std::string worker = worker_text(trials[i]); t.state == hpo::TrialState::Running && !worker.empty())
       out << "        worker: " << worker << "\n";

@@ -16,7 +16,10 @@
 
 namespace bfhpo::report {
 
-// Below the best trial, the memory frontier at `memory_levels_mb` (when a trial has a peak).
+// One row a trial (a value column an objective; the columns no trial has a
+// value in are left out: an external study has no time, batch, chunk or
+// peak), the best trial or the Pareto front, and below it the memory
+// frontier at `memory_levels_mb` (when a trial has a peak).
 std::string status_table(const hpo::StudySpec& spec, const std::vector<hpo::FrozenTrial>& trials,
                          const std::vector<double>& memory_levels_mb = default_memory_levels_mb());
 

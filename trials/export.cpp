@@ -44,12 +44,13 @@ const hpo::FrozenTrial& chosen_trial(const hpo::StudySpec& spec, const std::vect
                                      std::optional<double> budget_mb) {
   if (!budget_mb) {
     if (const auto best = report::ranked_best(spec, trials)) return trials.at(static_cast<size_t>(best->number));
-    return trials.at(hpo::best_trial_json(spec, trials)["trial"].get<size_t>());  // its UserError says why none
+    throw hpo::no_best_trial_error(spec, trials);
   }
   const auto candidates = report::frontier_candidates(report::trial_facts(trials, report::ranked_objective(spec)));
   if (const auto best = report::best_within(candidates, report::ranked_direction(spec), *budget_mb))
     return trials.at(static_cast<size_t>(best->number));
   const std::string source = spec.source.string();
+  if (!report::ranked_best(spec, trials)) throw hpo::no_best_trial_error(spec, trials);
   if (candidates.empty())
     throw UserError::at(source, "", "--budget-mb: no COMPLETE trial records a peak",
                         "finish a trial of this training study first, or leave out --budget-mb");

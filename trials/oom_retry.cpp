@@ -1,5 +1,6 @@
 #include "trials/oom_retry.hpp"
 
+#include "common/number_format.hpp"
 #include "memory/oom.hpp"
 
 #include <algorithm>
@@ -44,7 +45,7 @@ std::optional<ConfigProblem> OomRetryOptions::problem() const {
   if (min_batch_size < 1)
     return ConfigProblem{"min_batch_size", "must be at least 1, got " + std::to_string(min_batch_size), "give e.g. 4"};
   if (!(backoff_factor > 1))
-    return ConfigProblem{"backoff_factor", "must be > 1, got " + std::to_string(backoff_factor), "give e.g. 2"};
+    return ConfigProblem{"backoff_factor", "must be > 1, got " + format_exact(backoff_factor), "give e.g. 2"};
   return ladder.problem();
 }
 

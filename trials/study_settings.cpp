@@ -93,10 +93,10 @@ double Objective::value(double val_nll, double calibration_error) const {
 
 std::optional<ConfigProblem> MemorySettings::problem() const {
   if (budget_mb && !(*budget_mb > 0))
-    return ConfigProblem{"budget_mb", "must be a positive number of MB, got " + std::to_string(*budget_mb),
+    return ConfigProblem{"budget_mb", "must be a positive number of MB, got " + format_exact(*budget_mb),
                          "give e.g. 4096 or \"auto\""};
   if (!(auto_fraction > 0 && auto_fraction <= 1))
-    return ConfigProblem{"auto_fraction", "must be in (0, 1], got " + std::to_string(auto_fraction), "give e.g. 0.9"};
+    return ConfigProblem{"auto_fraction", "must be in (0, 1], got " + format_exact(auto_fraction), "give e.g. 0.9"};
   if (auto nested = oom_retry.problem()) return ConfigProblem{"oom_retry." + nested->field, nested->problem, nested->fix};
   return std::nullopt;
 }

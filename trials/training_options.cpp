@@ -1,5 +1,7 @@
 #include "trials/training_options.hpp"
 
+#include "common/number_format.hpp"
+
 #include <string>
 
 namespace bfhpo::trials {
@@ -9,7 +11,7 @@ std::optional<ConfigProblem> TrainingOptions::problem() const {
   if (!(warmup_fraction >= 0 && warmup_fraction < 1))
     return ConfigProblem{"warmup_fraction", "must be in [0, 1)", "give e.g. 0.05"};
   if (!(clip_grad_norm >= 0))
-    return ConfigProblem{"clip_grad_norm", "must be >= 0, got " + std::to_string(clip_grad_norm),
+    return ConfigProblem{"clip_grad_norm", "must be >= 0, got " + format_exact(clip_grad_norm),
                          "give a norm such as 1.0, or 0 to turn clipping off"};
   if (threads < 0)
     return ConfigProblem{"threads", "must be >= 1, got " + std::to_string(threads),

@@ -1,37 +1,8 @@
 #include "trials/trial_metrics.hpp"
 
-#include "common/config_reader.hpp"
-#include "common/user_error.hpp"
-
-#include <algorithm>
 #include <cmath>
 
 namespace bfhpo::trials {
-
-const std::vector<std::string>& trial_metric_names() {
-  static const std::vector<std::string> names = {"val_nll",     "calibration_error", "recovery_r",
-                                                 "nrmse",       "contraction",       "measured_peak_mb",
-                                                 "estimated_peak_mb", "train_seconds"};
-  return names;
-}
-
-void check_trial_metrics(const hpo::StudySpec& spec) {
-  const auto& names = trial_metric_names();
-  const auto check = [&](const std::string& metric, const std::string& field) {
-    if (std::find(names.begin(), names.end(), metric) != names.end()) return;
-    std::string all;
-    for (const auto& name : names) all += (all.empty() ? "" : ", ") + name;
-    throw UserError::at(spec.source.string(), field,
-                        "\"" + metric + "\" is not a metric a training trial reports (did you mean '" +
-                            closest_name(metric, names) + "'?)",
-                        "name one of " + all);
-  };
-  if (spec.named_objectives())
-    for (std::size_t i = 0; i < spec.objectives.size(); ++i)
-      check(spec.objectives[i].metric, "objectives[" + std::to_string(i) + "].metric");
-  for (std::size_t i = 0; i < spec.constraints.size(); ++i)
-    check(spec.constraints[i].metric, "constraints[" + std::to_string(i) + "]");
-}
 
 std::vector<std::string> objective_names(const hpo::StudySpec& spec, const StudySettings& settings) {
   if (!spec.named_objectives()) return {settings.objective.name()};

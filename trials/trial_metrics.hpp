@@ -18,6 +18,7 @@
 
 #include "hpo/study_spec.hpp"
 #include "trials/study_settings.hpp"
+#include "trials/trial_metric_names.hpp"
 
 #include <map>
 #include <optional>
@@ -27,12 +28,6 @@
 namespace bfhpo::trials {
 
 using TrialMetrics = std::map<std::string, double>;
-
-// The names above, in that order.
-const std::vector<std::string>& trial_metric_names();
-// UserError naming the study file, the field ("objectives[1].metric",
-// "constraints[0]") and the closest metric, for a name not above.
-void check_trial_metrics(const hpo::StudySpec& spec);
 
 // The names Optuna's study:metric_names records: the objectives' metrics, or
 // the single objective's name (Objective::name()).

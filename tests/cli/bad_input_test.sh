@@ -29,6 +29,11 @@ expect_user_error "--step reports an intermediate value and --state finishes" \
 "$BFHPO" tell "$WORK/demo.json" --trial 1 --value 1e-3 | grep -q COMPLETE || fail "a plain decimal value was refused"
 before="$(sha256sum < "$WORK/demo.json.journal")"
 
+# Lists and numbers of the other front verbs: an empty item anywhere, a number printed as given.
+expect_user_error "'8,': '' is not a memory size" "$BFHPO" status "$WORK/demo.json" --memory-levels 8,
+expect_user_error "'8,,16': '' is not a memory size" "$BFHPO" report "$WORK/demo.json" --memory-levels 8,,16
+expect_user_error "--budget-mb -0.05 is not" "$BFHPO" export "$WORK/demo.json" --best --budget-mb -0.05
+
 sed 's/"name": "demo"/"name": "other"/' "$WORK/demo.json" > "$WORK/other.json"
 cp "$WORK/demo.json.journal" "$WORK/other.json.journal"
 expect_user_error "no study 'other' in this storage (it holds 'demo')" "$BFHPO" status "$WORK/other.json"

@@ -10,6 +10,11 @@ for verb in $verbs; do
     "$BFHPO" "$verb" "$flag" > "$WORK/out" 2> "$WORK/err" || fail "bfhpo $verb $flag exited $?: $(cat "$WORK/err")"
     grep -q "^usage: bfhpo $verb " "$WORK/out" || fail "bfhpo $verb $flag printed no usage: $(head -3 "$WORK/out")"
   done
+  # The usage line names every option the verb takes (--output as -o).
+  usage="$(head -1 "$WORK/out" | sed 's/\[-o /[--output /g')"
+  for option in $(sed -n '2,$p' "$WORK/out" | grep -oE '^ +(-[a-z] \[ )?--[a-z-]+' | grep -oE -- '--[a-z-]+'); do
+    [ "$option" = --help ] || case "$usage" in *"$option"*) ;; *) fail "bfhpo $verb's usage lacks $option: $usage" ;; esac
+  done
 done
 write_study "$WORK/demo.json" 5
 expect_user_error "'--trial' is required" "$BFHPO" tell "$WORK/demo.json" --value 1

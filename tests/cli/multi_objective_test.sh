@@ -78,9 +78,21 @@ PY
   "$BFHPO" status "$WORK/mo.json" > "$WORK/mo-status.txt"
   grep -q "Pareto front (minimize f1, maximize f2)" "$WORK/mo-status.txt" || fail "status: $(cat "$WORK/mo-status.txt")"
   grep -q "f1 <= 0.8" "$WORK/mo-status.txt" || fail "status does not state the constraint: $(head -2 "$WORK/mo-status.txt")"
+  # No column that no trial has a value in (an external study: time, batch, chunk, peaks); each row's params under the header's.
+  sed -n 2p "$WORK/mo-status.txt" | grep -qE "time|batch|chunk|MB" && fail "status: empty columns: $(sed -n 2p "$WORK/mo-status.txt")"
+  "$OPTUNA_PYTHON" - "$WORK/mo-status.txt" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+at = lines[1].index("params")
+rows = [l for l in lines[2:] if l[:6].strip().isdigit()]
+assert rows and all(l[at] == "{" and l[at - 1] == " " for l in rows), "\n".join(lines[1:6])
+PY
+  "$BFHPO" report "$WORK/mo.json" -o "$WORK/mo.html" 2> /dev/null
+  grep -q "Best trial" "$WORK/mo.html" && fail "the report heads a study of two objectives with one best trial"
   "$BFHPO" export "$WORK/mo.json" --format csv > "$WORK/mo.csv"
   head -1 "$WORK/mo.csv" | grep -q "^number,state,values_f1,values_f2,datetime_start" || fail "csv header: $(head -1 "$WORK/mo.csv")"
   expect_user_error "front" "$BFHPO" export "$WORK/mo.json" --best
+  grep -qF -- "--trial" "$WORK/err" && fail "export suggests an option it does not take: $(cat "$WORK/err")"
 
   "$OPTUNA_PYTHON" - "$storage_expr" "$WORK" <<'PY'
 import json, sys, warnings, optuna
@@ -133,13 +145,46 @@ bad "given beside \"objectives\"" '{"name": "b", "direction": "minimize", "objec
 bad "already an objective" '{"name": "b", "objectives": [{"metric": "f1", "direction": "minimize"}, {"metric": "f1", "direction": "maximize"}], '"$space"'}'
 bad "did you mean 'objectives[0].direction'" '{"name": "b", "objectives": [{"metric": "f1", "directon": "minimize"}], '"$space"'}'
 bad "never reports" '{"name": "b", "objectives": [{"metric": "f1", "direction": "minimize"}], "constraints": ["f3 <= 1"], '"$space"'}'
+bad "not a plain decimal" '{"name": "b", "objectives": [{"metric": "f1", "direction": "minimize"}], "constraints": ["f1 <= 0x10"], '"$space"'}'
 bad "metric <= number" '{"name": "b", "objectives": [{"metric": "f1", "direction": "minimize"}], "constraints": ["f1 < 1"], '"$space"'}'
 bad "cannot prune" '{"name": "b", "objectives": [{"metric": "f1", "direction": "minimize"}, {"metric": "f2", "direction": "minimize"}], "pruner": {"type": "median"}, '"$space"'}'
 write_training_study "$WORK/badtrain.json" 2 '"direction": null, "objectives": [{"metric": "val_nl", "direction": "minimize"}]'
 "$OPTUNA_PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1])); d.pop("direction"); json.dump(d, open(sys.argv[1], "w"))' "$WORK/badtrain.json"
 expect_user_error "did you mean 'val_nll'" "$BFHPO" optimize "$WORK/badtrain.json"
+# The other verbs refuse it as optimize does.
+expect_user_error "did you mean 'val_nll'" "$BFHPO" ask "$WORK/badtrain.json"
+expect_user_error "did you mean 'val_nll'" "$BFHPO" tell "$WORK/badtrain.json" --trial 0 --value 1
+expect_user_error "did you mean 'val_nll'" "$BFHPO" status "$WORK/badtrain.json"
+expect_user_error "did you mean 'val_nll'" "$BFHPO" report "$WORK/badtrain.json"
+expect_user_error "did you mean 'val_nll'" "$BFHPO" export "$WORK/badtrain.json" --best
 [ ! -e "$WORK/badtrain.json.journal" ] || fail "a refused training study wrote a journal"
 echo "bad input: checks passed"
+
+# --- constraint values: computed from the study's constraints, else each trial's own from tell ---
+trial_of() { "$OPTUNA_PYTHON" -c 'import json,sys; print(json.loads(sys.argv[1])["trial"])' "$1"; }
+cat > "$WORK/c.json" <<JSON
+{"name": "c", "objectives": [{"metric": "loss", "direction": "minimize"}], "constraints": ["loss <= 1"],
+ $space}
+JSON
+n="$(trial_of "$("$BFHPO" ask "$WORK/c.json")")"
+expect_user_error "would replace them" "$BFHPO" tell "$WORK/c.json" --trial "$n" --value 2 --constraints -1
+"$BFHPO" tell "$WORK/c.json" --trial "$n" --value 2 > /dev/null
+"$BFHPO" status "$WORK/c.json" --json > "$WORK/c-status.json"
+"$OPTUNA_PYTHON" -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["best"] is None and s["trials"][0]["system_attrs"]["constraints"] == [1.0], s' "$WORK/c-status.json"
+write_mo_study "$WORK/own.json" "own"
+n="$(trial_of "$("$BFHPO" ask "$WORK/own.json")")"
+"$BFHPO" tell "$WORK/own.json" --trial "$n" --values 0.5,-0.5 --constraints -1,2 > /dev/null
+n="$(trial_of "$("$BFHPO" ask "$WORK/own.json")")"
+expect_user_error "has 2 constraint values, got 1" "$BFHPO" tell "$WORK/own.json" --trial "$n" --values 0.5,-0.5 --constraints -1
+expect_user_error "FAIL trial records no constraint values" "$BFHPO" tell "$WORK/own.json" --trial "$n" --state fail --constraints 1,1
+expect_user_error "NaN" "$BFHPO" tell "$WORK/own.json" --trial "$n" --values 0.5,-0.5 --constraints nan,1
+expect_user_error "last tell" "$BFHPO" tell "$WORK/own.json" --trial "$n" --step 1 --value 1 --constraints 1
+"$BFHPO" tell "$WORK/own.json" --trial "$n" --state pruned --constraints inf,-inf > /dev/null
+journal_py "$WORK/own.json.journal" '
+assert [t.state for t in trials] == [TS.COMPLETE, TS.PRUNED], trials
+assert trials[0].system_attrs["constraints"] == [-1, 2], trials[0].system_attrs
+assert trials[1].system_attrs["constraints"] == [float("inf"), float("-inf")], trials[1].system_attrs'
+echo "constraint values: checks passed"
 
 # --- a training study: the memory frontier as objectives, a constraint on calibration ---
 write_training_study "$WORK/train.json" 4 '"direction": null, "objectives": [{"metric": "val_nll", "direction": "minimize"},
@@ -167,7 +212,20 @@ feasible = [t for t in complete if t.system_attrs["constraints"][0] <= 0]
 assert best["trial"] == min(feasible, key=lambda t: t.values[0]).number, best["trial"]
 print("training study: optuna agrees")
 ' "$WORK/train-status.json" "$WORK/best.json"
+# Its constraint names a metric only training measures: a trial told its values cannot complete.
+n="$(trial_of "$("$BFHPO" ask "$WORK/train.json")")"
+expect_user_error "only bfhpo optimize" "$BFHPO" tell "$WORK/train.json" --trial "$n" --values 1,2
+"$BFHPO" tell "$WORK/train.json" --trial "$n" --state fail > /dev/null
 echo "training study: checks passed"
+
+# A training study whose every COMPLETE trial misses its constraint: no best, and export says none is feasible.
+write_training_study "$WORK/none.json" 1 '"constraints": ["calibration_error >= 100"]'
+"$BFHPO" optimize "$WORK/none.json" > "$WORK/none.out" 2>&1 || fail "optimize: $(tail -5 "$WORK/none.out")"
+expect_user_error "none is feasible" "$BFHPO" export "$WORK/none.json" --best --budget-mb 100000
+expect_user_error "none is feasible" "$BFHPO" export "$WORK/none.json" --best
+grep -qF "calibration_error >= 100" "$WORK/err" || fail "the message does not name the constraint: $(cat "$WORK/err")"
+"$BFHPO" report "$WORK/none.json" -o "$WORK/none.html" 2> /dev/null
+grep -qF "No COMPLETE trial meets the constraints yet" "$WORK/none.html" || fail "the report does not say none is feasible"
 
 if [ -n "${BFHPO_TEST_POSTGRES_URL:-}" ]; then
   PG_DATABASES=""

@@ -39,6 +39,80 @@ expect_user_error "sbatch is not on PATH" env PATH=/nonexistent "$BFHPO" launch 
 [ ! -e "$SHARED/tiny.sbatch" ] || fail "a refused launch wrote the script"
 [ ! -e "$SHARED/tiny.journal" ] || fail "a refused launch created the journal"
 
+# A fake sbatch, alone on PATH (so no sinfo checks --partition): whether launch submitted.
+FAKE="$WORK/fake-slurm"
+mkdir "$FAKE"
+printf '#!/bin/sh\necho "$@" >> %s/sbatch-calls\necho 4242\n' "$WORK" > "$FAKE/sbatch"
+chmod +x "$FAKE/sbatch"
+fake_launch() { env PATH="$FAKE" "$BFHPO" launch "$@"; }
+submitted() { [ -e "$WORK/sbatch-calls" ] && wc -l < "$WORK/sbatch-calls" || echo 0; }
+fake_launch "$STUDY" --workers 2 --account acct > "$WORK/out" 2> "$WORK/err" || fail "the fake launch: $(cat "$WORK/err")"
+[ "$(submitted)" = 1 ] || fail "the fake sbatch was not run once"
+grep -qx "#SBATCH --account=acct" "$SHARED/tiny.sbatch" || fail "no account line: $(cat "$SHARED/tiny.sbatch")"
+rm "$SHARED/tiny.sbatch"
+
+# A control character in any value the script holds would start a shell line
+# of its own (and end sbatch's #SBATCH lines): refused, nothing written or submitted.
+injected=$'acct\ntouch '"$WORK/injected"
+# refused_script NEEDLE LAUNCH_ARGUMENTS...: exit 2 with --dry-run (no script printed) and without.
+refused_script() {
+  local needle="$1"; shift
+  expect_user_error "$needle" fake_launch "$@" --dry-run
+  [ ! -s "$WORK/out" ] || fail "a refused dry run printed a script: $(cat "$WORK/out")"
+  expect_user_error "$needle" fake_launch "$@"
+  [ "$(submitted)" = 1 ] || fail "a refused launch ran sbatch: $(cat "$WORK/sbatch-calls")"
+  [ -z "$(ls "$SHARED" | grep '\.sbatch$')" ] || fail "a refused launch wrote a script: $(ls "$SHARED")"
+}
+refused_script "control character" "$STUDY" --workers 2 --account "$injected"
+refused_script "control character" "$STUDY" --workers 2 --partition "$injected"
+refused_script "control character" "$STUDY" --workers 2 --sbatch-arg=--qos=$'a\rb'
+refused_script "control character" "$STUDY" --workers 2 --storage "$SHARED/"$'a\nb.journal'
+refused_script "one Slurm name" "$STUDY" --workers 2 --account "a --wrap=b"
+cp "$STUDY" "$SHARED/"$'two\nlines.json'
+refused_script "control character" "$SHARED/"$'two\nlines.json' --workers 2
+rm "$SHARED/"$'two\nlines.json'
+# #SBATCH --output cannot hold a space or a % in the log's name (the study's) either.
+for name in "my study" "50%"; do
+  cp "$STUDY" "$SHARED/$name.json"
+  refused_script "its name" "$SHARED/$name.json" --workers 2
+  rm "$SHARED/$name.json"
+done
+[ ! -e "$WORK/injected" ] || fail "the injected command ran"
+
+# The script (STEM.sbatch beside the study) never replaces the study, its journal or the lock file.
+write_training_study "$SHARED/q.sbatch" 2 '"storage": "q.journal"'
+cp "$SHARED/q.sbatch" "$WORK/q.before"
+expect_user_error "is the study file" fake_launch "$SHARED/q.sbatch" --workers 2
+cmp -s "$SHARED/q.sbatch" "$WORK/q.before" || fail "launch wrote over the study file"
+write_training_study "$SHARED/j.json" 2 '"storage": "j.journal"'
+expect_user_error "is the study's journal" fake_launch "$SHARED/j.json" --workers 2 --storage "$SHARED/j.sbatch"
+echo '{"op_code": 0, "worker_id": "w", "study_name": "j", "directions": [1]}' > "$SHARED/j.sbatch"
+cp "$SHARED/j.sbatch" "$WORK/j.before"
+expect_user_error "is the study's journal" fake_launch "$SHARED/j.json" --workers 2 --storage "$SHARED/./j.sbatch"
+cmp -s "$SHARED/j.sbatch" "$WORK/j.before" || fail "launch wrote over the journal"
+write_training_study "$SHARED/k.json" 2 '"storage": "k.sbatch"'
+expect_user_error "is the study's journal" fake_launch "$SHARED/k.json" --workers 2
+[ "$(submitted)" = 1 ] || fail "a refused launch ran sbatch: $(cat "$WORK/sbatch-calls")"
+echo "slurm bad input: control characters and the script's file refused"
+
+# A PostgreSQL server on this host, however the URL names it: a note (other nodes reach their own).
+for url in "postgresql://127.0.0.1:5432/x" "postgresql:///x?host=localhost" "postgresql://u@localhost/x" \
+           "postgresql://u@db.example/x?host=%2Fvar%2Frun%2Fpostgresql"; do
+  fake_launch "$STUDY" --workers 2 --storage "$url" --dry-run > "$WORK/out" 2> "$WORK/err" || fail "launch: $(cat "$WORK/err")"
+  grep -qF "is on localhost" "$WORK/err" || fail "no note for $url: $(cat "$WORK/err")"
+done
+fake_launch "$STUDY" --workers 2 --storage "postgresql://u@db.example:5432/x" --dry-run > "$WORK/out" 2> "$WORK/err"
+[ ! -s "$WORK/err" ] || fail "a note for a server on another host: $(cat "$WORK/err")"
+# sbatch failing because slurmctld does not answer: said so, not "correct the option".
+DEAD="$WORK/dead-slurm"
+mkdir "$DEAD"
+printf '#!/bin/sh\necho "sbatch: error: Batch job submission failed: Unable to contact slurm controller (connect failure)" >&2\nexit 1\n' \
+  > "$DEAD/sbatch"
+chmod +x "$DEAD/sbatch"
+expect_user_error "controller is not answering" env PATH="$DEAD" "$BFHPO" launch "$STUDY" --workers 2
+grep -qF "correct the option" "$WORK/err" && fail "a dead controller blamed on an option: $(cat "$WORK/err")"
+rm -f "$SHARED/tiny.sbatch"
+
 if slurm_running; then
   # The other Slurm tests submit to the same cluster meanwhile: only a job of
   # this study's own name counts.
@@ -48,5 +122,11 @@ if slurm_running; then
   [ -z "$(squeue -h -n bfhpo-refused-partition)" ] || fail "a refused launch submitted a job: $(squeue)"
   [ ! -e "$SHARED/tiny.sbatch" ] || fail "a refused launch wrote the script"
   echo "slurm bad input: unknown partition refused"
+  # A line break in --account would run the rest as a command of the batch script.
+  expect_user_error "control character" launch "$STUDY" --workers 1 --partition "$BFHPO_TEST_SLURM_PARTITION" \
+    --account $'acct\ntouch '"$WORK/injected-on-slurm"
+  [ -z "$(squeue -h -n bfhpo-refused-partition)" ] || fail "a refused launch submitted a job: $(squeue)"
+  sleep 2
+  [ ! -e "$WORK/injected-on-slurm" ] || fail "the injected command ran on Slurm"
 fi
 echo "slurm bad input: all checks passed"

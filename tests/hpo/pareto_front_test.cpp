@@ -163,3 +163,22 @@ TEST_CASE("tell in a study of several objectives: one value each, constraints fr
   CHECK(front[0].number == second.number);  // the first dominates it but is infeasible
   CHECK_THROWS_AS(study.best_trial(), std::logic_error);
 }
+
+TEST_CASE("constraint values told in a study that states none: COMPLETE and PRUNED only, as many on every trial") {
+  ScratchFolder scratch("pareto_front_test", "told_constraints");
+  const json document = json::parse(R"({"name": "own", "n_trials": 10,
+    "search_space": {"x": {"type": "float", "low": 0, "high": 1}}})");
+  const StudySpec spec = parse_study_spec(document, scratch.dir / "own.json");
+  Study study(spec, make_sampler(spec));
+  const AskedTrial first = study.ask();
+  study.tell(first.number, TrialState::Complete, std::vector<double>{1.0}, "", std::vector<double>{-1.0, 2.0});
+  const AskedTrial second = study.ask();
+  CHECK_THROWS_AS(study.tell(second.number, TrialState::Complete, std::vector<double>{1.0}, "", std::vector<double>{-1.0}),
+                  bfhpo::UserError);
+  CHECK_THROWS_AS(study.tell(second.number, TrialState::Fail, std::vector<double>{}, "", std::vector<double>{1.0, 1.0}),
+                  bfhpo::UserError);
+  CHECK(study.trial(second.number).state == TrialState::Running);
+  CHECK(study.trial(second.number).system_attrs.count(kConstraintsAttr) == 0);
+  study.tell(second.number, TrialState::Pruned, std::vector<double>{}, "", std::vector<double>{0.5, -0.5});
+  CHECK(constraint_values(study.trial(second.number)) == std::vector<double>{0.5, -0.5});
+}
