@@ -3,6 +3,7 @@
 #include "common/user_error.hpp"
 #include "inference/data_set_inference.hpp"
 #include "inference/many_data_sets.hpp"
+#include "inference/pareto_smoothed_importance.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -73,6 +74,8 @@ std::optional<inference::PredictiveCheckOptions> check_options(const VerbArgs& a
 std::optional<inference::RefinementOptions> refinement_options(const VerbArgs& args) {
   const auto method = args["refine"].as<std::string>();
   if (method == "off") return std::nullopt;
+  // The default importance step needs draws enough for k-hat; with fewer the draws stay amortized.
+  if (args["refine"].defaulted() && args["draws"].as<int64_t>() < inference::kMinimumImportanceDraws) return std::nullopt;
   inference::RefinementOptions options{method, args["refine-chains"].as<int64_t>(), args["refine-warmup"].as<int64_t>(),
                                     args["refine-sweeps"].as<int64_t>(), args["seed"].as<uint64_t>()};
   inference::check_refinement_options(options, "bfhpo infer: --refine " + method);

@@ -105,10 +105,11 @@ void infer_options(po::options_description& options) {
       "model check: each item's chance of a false misfit flag when the model fits")(
       "check-out", po::value<std::string>(),
       "model check: write the per-item check (observed vs replicated statistics, tail probabilities) to this CSV file")(
-      "refine", po::value<std::string>()->default_value("off"),
-      "the exact posterior (abilities integrated out, as Stan's): off; importance (the amortized draws reweighted, "
-      "Pareto k-hat says whether that can be trusted); mcmc (chains started from the amortized draws); auto "
-      "(importance, mcmc where k-hat is too high)")(
+      "refine", po::value<std::string>()->default_value("importance"),
+      "the exact posterior (abilities integrated out, as Stan's): importance (the amortized draws reweighted where "
+      "Pareto k-hat says that can be trusted, else kept and marked as needing chains); auto (importance, chains where "
+      "k-hat is too high or the data lie outside the trained space); mcmc (chains started from the amortized draws); "
+      "off (the amortized draws as they are)")(
       "refine-chains", po::value<int64_t>()->default_value(4), "refinement by mcmc: chains")(
       "refine-warmup", po::value<int64_t>()->default_value(500), "refinement by mcmc: warm-up sweeps a chain")(
       "refine-sweeps", po::value<int64_t>()->default_value(1500), "refinement by mcmc: kept sweeps a chain")(

@@ -59,8 +59,9 @@ struct DataSetInference {
 
 using SayLine = std::function<void(const std::string& line)>;
 
+// `references`: the summary-space check's simulated side, shared by the data sets of one run (none: this call's own).
 DataSetInference infer_data_set(TrainedModel& model, const ResponseMatrix& data, const InferenceOptions& options,
-                                const SayLine& say);
+                                const SayLine& say, SummarySpaceReferences* references = nullptr);
 
 // One line: how many items misfit against how many chance gives, where the data's summary lies.
 std::string model_check_line(const PredictiveCheck& predictive, const SummarySpaceCheck& summary_space);

@@ -7,6 +7,7 @@
 namespace bfhpo::inference {
 
 void infer_many(TrainedModel& model, DataSetSources& sources, const InferenceOptions& options, const OnDataSet& on_each) {
+  SummarySpaceReferences references;
   for (size_t index = 0; index < sources.size(); ++index) {
     const auto start = std::chrono::steady_clock::now();
     const auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
@@ -21,7 +22,7 @@ void infer_many(TrainedModel& model, DataSetSources& sources, const InferenceOpt
     try {
       outcome.result = infer_data_set(model, *read.data, options, [&](const std::string& line) {
         if (line.rfind("warning: ", 0) == 0) warnings.push_back(line.substr(9));
-      });
+      }, &references);
     } catch (const UserError& error) {
       outcome.row = DataSetRow::failed(sources.name(index), error.what(), seconds());
       on_each(index, outcome);

@@ -5,7 +5,8 @@
 // results whatever their number. A data set that cannot be read or inferred
 // (a UserError: a category the model does not know, too large for memory)
 // gets a failed row saying why and the others go on. The lines
-// infer_data_set says are kept on the row as its warnings.
+// infer_data_set says are kept on the row as its warnings. Data sets of one
+// shape share the summary-space check's simulations (SummarySpaceReferences).
 #pragma once
 
 #include "inference/data_set_sources.hpp"

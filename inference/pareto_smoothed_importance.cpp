@@ -59,7 +59,7 @@ double generalized_pareto_shape(std::vector<double> x, double* scale) {
 
 ParetoSmoothedWeights pareto_smooth(const std::vector<double>& log_ratios) {
   const auto draws = static_cast<int64_t>(log_ratios.size());
-  if (draws < 10) throw std::invalid_argument("pareto_smooth: needs at least 10 draws");
+  if (draws < kMinimumImportanceDraws) throw std::invalid_argument("pareto_smooth: needs at least 21 draws");
   const double top = *std::max_element(log_ratios.begin(), log_ratios.end());
   if (!std::isfinite(top)) throw std::invalid_argument("pareto_smooth: every draw has ratio 0 or a NaN");
   std::vector<double> ratios(draws);

@@ -18,6 +18,10 @@
 
 namespace bfhpo::inference {
 
+// The fewest draws whose tail a generalized Pareto can be fitted to: the
+// tail is the largest ceil(min(0.2 S, 3 sqrt S)) ratios, and the fit needs 5.
+inline constexpr int64_t kMinimumImportanceDraws = 21;
+
 struct ParetoSmoothedWeights {
   std::vector<double> weights;  // normalised to sum 1, in the log ratios' order
   double pareto_k = 0.0;  // -infinity when the largest ratios tie (bounded ratios)
@@ -27,7 +31,7 @@ struct ParetoSmoothedWeights {
 };
 
 // From log importance ratios log p(x_s) - log q(x_s) (any constant added);
-// at least 10 of them, finite or -inf (a draw the target rules out).
+// at least kMinimumImportanceDraws of them, finite or -inf (a draw the target rules out).
 ParetoSmoothedWeights pareto_smooth(const std::vector<double>& log_ratios);
 
 // Zhang & Stephens' estimate of the shape k of a generalized Pareto

@@ -47,16 +47,16 @@ double mmd2_to_reference(const torch::Tensor& x, const torch::Tensor& reference,
       .item<double>();
 }
 
-SummarySpaceCheck summary_space_check(TrainedModel& model, const ResponseMatrix& data, uint64_t seed) {
+namespace {
+
+constexpr size_t kKeptReferences = 16;
+
+SummarySpaceReference simulate_reference(TrainedModel& model, int64_t persons, int64_t items, double missing_share,
+                                         uint64_t seed) {
   torch::NoGradGuard no_grad;
   auto& summary = model.approximator->summary_network();
-  const int64_t persons = data.responses.size(0), items = data.responses.size(1);
-  SummarySpaceCheck check;
-  check.reference_sets = kReferenceSets;
-  check.held_out_sets = kHeldOutSets;
-  check.missing_share = 1.0 - data.mask.mean().item<double>();
   models::SimulatorSpec spec = model.config.simulator;
-  spec.missing = {check.missing_share, check.missing_share};
+  spec.missing = {missing_share, missing_share};
   const models::Simulator simulator(spec, models::mix_seed(seed, 0x4D4D44ULL), torch::kCPU);
   std::vector<torch::Tensor> parts;
   const int64_t sets = kReferenceSets + kHeldOutSets;
@@ -65,19 +65,45 @@ SummarySpaceCheck summary_space_check(TrainedModel& model, const ResponseMatrix&
     parts.push_back(summary->forward(batch.responses, batch.mask).global.to(torch::kFloat64));
   }
   const auto simulated = torch::cat(parts);
-  const auto reference = simulated.narrow(0, 0, kReferenceSets);
+  SummarySpaceReference out;
+  out.reference = simulated.narrow(0, 0, kReferenceSets);
   const auto held_out = simulated.narrow(0, kReferenceSets, kHeldOutSets);
-  const auto observed = summary->forward(data.responses.unsqueeze(0), data.mask.unsqueeze(0)).global[0];
-  const double bandwidth = median_distance(reference);
-  check.mmd2 = mmd2_to_reference(observed, reference, bandwidth);
-  std::vector<double> null_mmd2;
-  int64_t at_least = 0, below = 0;
-  for (int64_t h = 0; h < kHeldOutSets; ++h) {
-    null_mmd2.push_back(mmd2_to_reference(held_out[h], reference, bandwidth));
-    at_least += null_mmd2.back() >= check.mmd2 ? 1 : 0;
-    below += null_mmd2.back() < check.mmd2 ? 1 : 0;
-  }
-  std::sort(null_mmd2.begin(), null_mmd2.end());
+  out.bandwidth = median_distance(out.reference);
+  for (int64_t h = 0; h < kHeldOutSets; ++h)
+    out.null_mmd2.push_back(mmd2_to_reference(held_out[h], out.reference, out.bandwidth));
+  std::sort(out.null_mmd2.begin(), out.null_mmd2.end());
+  return out;
+}
+
+}  // namespace
+
+const SummarySpaceReference& SummarySpaceReferences::get(TrainedModel& model, int64_t persons, int64_t items,
+                                                         double missing_share, uint64_t seed) {
+  const auto key = std::make_tuple(persons, items, missing_share, seed);
+  const auto found = references_.find(key);
+  if (found != references_.end()) return found->second;
+  if (references_.size() >= kKeptReferences) references_.clear();
+  return references_.emplace(key, simulate_reference(model, persons, items, missing_share, seed)).first->second;
+}
+
+SummarySpaceCheck summary_space_check(TrainedModel& model, const ResponseMatrix& data, uint64_t seed,
+                                      SummarySpaceReferences* references) {
+  torch::NoGradGuard no_grad;
+  const int64_t persons = data.responses.size(0), items = data.responses.size(1);
+  SummarySpaceCheck check;
+  check.reference_sets = kReferenceSets;
+  check.held_out_sets = kHeldOutSets;
+  check.missing_share = 1.0 - data.mask.mean().item<double>();
+  SummarySpaceReferences once;
+  const SummarySpaceReference& simulated =
+      (references ? *references : once).get(model, persons, items, check.missing_share, seed);
+  const auto observed =
+      model.approximator->summary_network()->forward(data.responses.unsqueeze(0), data.mask.unsqueeze(0)).global[0];
+  check.mmd2 = mmd2_to_reference(observed, simulated.reference, simulated.bandwidth);
+  const auto& null_mmd2 = simulated.null_mmd2;
+  const auto first_at_least = std::lower_bound(null_mmd2.begin(), null_mmd2.end(), check.mmd2);
+  const auto below = static_cast<int64_t>(first_at_least - null_mmd2.begin());
+  const int64_t at_least = kHeldOutSets - below;
   check.held_out_median = 0.5 * (null_mmd2[(kHeldOutSets - 1) / 2] + null_mmd2[kHeldOutSets / 2]);
   check.percentile = 100.0 * static_cast<double>(below) / static_cast<double>(kHeldOutSets);
   check.p_value = static_cast<double>(1 + at_least) / static_cast<double>(kHeldOutSets + 1);

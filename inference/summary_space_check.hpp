@@ -21,7 +21,10 @@
 //
 // Simulated and summarized one data set at a time: the memory is that of
 // the summary network on one data set of the data's shape, as infer's.
-// Deterministic: the same model, data and seed give the same result.
+// Deterministic: the same model, data and seed give the same result. The
+// simulated side depends on the data only through its shape and missing
+// share, so data sets of one shape share it (SummarySpaceReferences: many
+// data sets of 500 x 20 simulate their 400 sets once, not once each).
 #pragma once
 
 #include "inference/posterior_inference.hpp"
@@ -30,8 +33,11 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <vector>
 
 namespace bfhpo::inference {
 
@@ -59,6 +65,26 @@ struct SummarySpaceCheck {
 // keeps k(x, x) and the reference's diagonal).
 double mmd2_to_reference(const torch::Tensor& x, const torch::Tensor& reference, double bandwidth);
 
-SummarySpaceCheck summary_space_check(TrainedModel& model, const ResponseMatrix& data, uint64_t seed);
+// The simulated side of the check at one shape, missing share and seed.
+struct SummarySpaceReference {
+  torch::Tensor reference;        // [kReferenceSets, S] float64 summaries
+  double bandwidth = 1.0;         // the median distance between them
+  std::vector<double> null_mmd2;  // each held-out set's MMD^2 to the reference, sorted
+};
+
+// The references of one model, computed once a (persons, items, missing share, seed); the last 16 kept.
+class SummarySpaceReferences {
+ public:
+  const SummarySpaceReference& get(TrainedModel& model, int64_t persons, int64_t items, double missing_share,
+                                   uint64_t seed);
+  size_t size() const { return references_.size(); }
+
+ private:
+  std::map<std::tuple<int64_t, int64_t, double, uint64_t>, SummarySpaceReference> references_;
+};
+
+// `references`: where to keep and find the simulated side (none: computed for this call only).
+SummarySpaceCheck summary_space_check(TrainedModel& model, const ResponseMatrix& data, uint64_t seed,
+                                      SummarySpaceReferences* references = nullptr);
 
 }  // namespace bfhpo::inference

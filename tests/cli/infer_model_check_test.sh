@@ -31,7 +31,7 @@ PY
 # check KIND SEED: infer with the model check; its JSON in $WORK/KIND-SEED.json, stderr in .err.
 check() {
   simulate "$WORK/$1-$2.csv" "$1" "$2"
-  "$BFHPO" infer "$WORK/model" --data "$WORK/$1-$2.csv" --draws 200 --seed 3 --format json \
+  "$BFHPO" infer "$WORK/model" --data "$WORK/$1-$2.csv" --draws 200 --seed 3 --refine off --format json \
     --check-out "$WORK/$1-$2.check.csv" > "$WORK/$1-$2.json" 2> "$WORK/$1-$2.err" ||
     fail "infer on $1 data exited $?: $(cat "$WORK/$1-$2.err")"
 }
@@ -84,7 +84,7 @@ csv_misfits=$(tail -n +2 "$WORK/2d-1.check.csv" | awk -F, '$8 == "true" {print $
 [ "$csv_misfits" -eq "$(figures 2d 1 | cut -d' ' -f1)" ] || fail "CSV flags $csv_misfits items, JSON $(figures 2d 1)"
 
 # --check-replications 0: no check, and the summary is what it is with the check.
-"$BFHPO" infer "$WORK/model" --data "$WORK/2d-1.csv" --draws 200 --seed 3 --format json --check-replications 0 \
+"$BFHPO" infer "$WORK/model" --data "$WORK/2d-1.csv" --draws 200 --seed 3 --refine off --format json --check-replications 0 \
   > "$WORK/unchecked.json" 2> "$WORK/unchecked.err"
 "$OPTUNA_PYTHON" -c '
 import json, sys

@@ -27,7 +27,13 @@ PY
 
 "$BFHPO" infer "$WORK/model" --data "$WORK/data.csv" --draws 400 --check-replications 0 --format json \
   > "$WORK/amortized.json" 2> "$WORK/amortized.err" || fail "infer: $(cat "$WORK/amortized.err")"
-grep -q refinement "$WORK/amortized.err" "$WORK/amortized.json" && fail "--refine off (the default) refined"
+# The default (issue 40): importance sampling, whose k-hat distrusts these draws: they stay amortized, chains advised.
+grep -q "^refinement: Pareto k-hat .* draws left amortized" "$WORK/amortized.err" ||
+  fail "the default did not weigh the draws by importance: $(cat "$WORK/amortized.err")"
+grep -q "^warning: .*Fix: --refine mcmc (or auto)" "$WORK/amortized.err" || fail "no advice to run chains"
+"$BFHPO" infer "$WORK/model" --data "$WORK/data.csv" --draws 400 --check-replications 0 --format json --refine off \
+  > "$WORK/off.json" 2> "$WORK/off.err" || fail "infer --refine off: $(cat "$WORK/off.err")"
+grep -q refinement "$WORK/off.err" "$WORK/off.json" && fail "--refine off refined"
 
 "$BFHPO" infer "$WORK/model" --data "$WORK/data.csv" --draws 400 --check-replications 0 --format json \
   --refine auto --draws-out "$WORK/draws.csv" > "$WORK/refined.json" 2> "$WORK/refined.err" ||
@@ -39,6 +45,8 @@ grep -q "^refinement: Pareto k-hat .* exact posterior by MCMC" "$WORK/refined.er
 import csv, json, math, sys
 work = sys.argv[1]
 refined, amortized = json.load(open(f"{work}/refined.json")), json.load(open(f"{work}/amortized.json"))
+off = json.load(open(f"{work}/off.json"))
+assert amortized["refinement"]["method"] == "amortized" and amortized["items"] == off["items"], "importance changed draws it distrusts"
 r = refined["refinement"]
 # 4 training epochs of a tiny network: far from the exact posterior, which importance sampling cannot mend.
 assert r["method"] == "mcmc" and not r["importance_reliable"] and r["pareto_k"] > 0.7, r

@@ -2,7 +2,7 @@
 
 #include "common/user_error.hpp"
 #include "models/simulators/simulator.hpp"
-#include "tests/models/tiny_spec.hpp"
+#include "tests/inference/untrained_model.hpp"
 #include "inference/posterior_predictive_check.hpp"
 #include "inference/summary_space_check.hpp"
 
@@ -225,4 +225,25 @@ TEST_CASE("mmd2_to_reference: the multi-scale Gaussian kernel MMD computed direc
   // A point at the reference's centre is nearer than one far off.
   CHECK(inference::mmd2_to_reference(torch::tensor({0.2, 0.8}, torch::kFloat64), reference, bandwidth) <
         inference::mmd2_to_reference(torch::tensor({5.0, 5.0}, torch::kFloat64), reference, bandwidth));
+}
+
+TEST_CASE("summary_space_check: data sets of one shape share the simulated side, and it is the same check",
+          "[summary_space_check]") {
+  const auto spec = test::simulator_at({5, 5, 30, 30}, "2pl", 2, 0.0);
+  auto model = test::untrained_model(spec);
+  const models::Simulator simulator(spec, 12, torch::kCPU);
+  inference::SummarySpaceReferences references;
+  for (uint64_t set = 0; set < 3; ++set) {
+    const auto data = test::data_of(simulator.sample(1, set));
+    const auto shared = inference::summary_space_check(model, data, 4, &references);
+    const auto alone = inference::summary_space_check(model, data, 4);
+    CHECK(shared.mmd2 == alone.mmd2);
+    CHECK(shared.p_value == alone.p_value);
+    CHECK(shared.percentile == alone.percentile);
+    CHECK(shared.held_out_median == alone.held_out_median);
+  }
+  CHECK(references.size() == 1);
+  // Another seed is another simulation.
+  inference::summary_space_check(model, test::data_of(simulator.sample(1, 0)), 5, &references);
+  CHECK(references.size() == 2);
 }
