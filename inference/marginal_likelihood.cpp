@@ -27,15 +27,14 @@ torch::Tensor MarginalLikelihood::category_table(const torch::Tensor& params) co
   return models::category_probabilities(model_, theta, params.to(torch::kFloat64).unsqueeze(1)).squeeze(2);
 }
 
-torch::Tensor MarginalLikelihood::item_log_table(int64_t item, const torch::Tensor& params) const {
-  const auto log_p = category_table(params).clamp_min(1e-300).log();                // [S, G, K]
-  return torch::matmul(answered_one_hot_.select(1, item), log_p.transpose(1, 2));  // [P, K] x [S, K, G]
-}
-
 torch::Tensor MarginalLikelihood::log_table(const torch::Tensor& params) const {
-  auto table = item_log_table(0, params.select(1, 0));
-  for (int64_t j = 1; j < items(); ++j) table += item_log_table(j, params.select(1, j));
-  return table;
+  const int64_t sets = params.size(0);
+  const auto theta = grid_.unsqueeze(0).expand({sets, grid_points()});
+  const auto log_p =
+      models::category_probabilities(model_, theta, params.to(torch::kFloat64)).clamp_min(1e-300).log();  // [S, G, J, K]
+  // Every item and category in one product, [P, J K] x [S, J K, G]: one pass over the [S, P, G] table.
+  return torch::matmul(answered_one_hot_.reshape({persons(), -1}),
+                       log_p.reshape({sets, grid_points(), -1}).transpose(1, 2));
 }
 
 torch::Tensor MarginalLikelihood::differentiable_log_likelihood(const torch::Tensor& params) const {

@@ -97,9 +97,7 @@ class MarginalLikelihood {
 
   // [S, G, K] p(y = k | theta_g, params) of one item's params [S, D].
   torch::Tensor category_table(const torch::Tensor& params) const;
-  // log p(y_pj | theta_g, params) of item `item`, params [S, D]: [S, P, G] (0 where left out).
-  torch::Tensor item_log_table(int64_t item, const torch::Tensor& params) const;
-  // The sum of J item_log_tables of params [S, J, D]: [S, P, G].
+  // sum_j log p(y_pj | theta_g, params_j) of params [S, J, D]: [S, P, G] (a cell left out adds 0).
   torch::Tensor log_table(const torch::Tensor& params) const;
 };
 

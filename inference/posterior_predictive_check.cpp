@@ -4,13 +4,17 @@
 #include "common/json_number.hpp"
 #include "common/number_format.hpp"
 #include "common/user_error.hpp"
+#include "inference/marginal_likelihood.hpp"
 #include "models/simulators/seed_mix.hpp"
+#include "trials/training_threads.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <iomanip>
 #include <limits>
 #include <sstream>
+#include <thread>
 
 namespace bfhpo::inference {
 namespace {
@@ -82,26 +86,29 @@ torch::Tensor pair_correlation_sd(const torch::Tensor& scaled, const torch::Tens
   return torch::where(count.ge(2.0), sd, torch::full_like(sd, kNaN));
 }
 
-// One replicated matrix [P, J] (float32, 0 where missing) from item parameters
-// [J, D]: abilities from their conditional posterior on the grid, then responses.
+// Replicated matrices [R, P, J] (float32, 0 where missing), one from each of
+// R sets of item parameters [R, J, D]: abilities from their conditional
+// posterior on the grid given that set (every item and category in one
+// product, [P, J K] x [R, J K, G]), then responses.
 torch::Tensor replicate(const models::ItemResponseModel& model, const torch::Tensor& item_params,
                         const torch::Tensor& answered_one_hot, const torch::Tensor& mask, at::Generator& generator) {
-  const int64_t persons = mask.size(0), items = mask.size(1);
+  const int64_t sets = item_params.size(0), persons = mask.size(0), items = mask.size(1);
   const auto options = torch::TensorOptions().dtype(torch::kFloat64);
   const auto grid = torch::linspace(-kAbilityLimit, kAbilityLimit, kAbilityGridPoints, options);
-  const auto params = item_params.to(torch::kFloat64).unsqueeze(0);
-  const auto log_p = models::category_probabilities(model, grid.unsqueeze(0), params)[0].clamp_min(1e-300).log();
-  const auto log_likelihood = answered_one_hot.reshape({persons, -1}).matmul(log_p.reshape({kAbilityGridPoints, -1}).t());
-  const auto weights = torch::softmax(log_likelihood - 0.5 * grid * grid, 1);
-  const auto cell = at::multinomial(weights, 1, true, generator).squeeze(1);
+  const auto params = item_params.to(torch::kFloat64);
+  const auto log_p = models::category_probabilities(model, grid.unsqueeze(0).expand({sets, kAbilityGridPoints}), params)
+                         .clamp_min(1e-300)
+                         .log();  // [R, G, J, K]
+  const auto log_likelihood = torch::matmul(answered_one_hot.reshape({persons, -1}),
+                                            log_p.reshape({sets, kAbilityGridPoints, -1}).transpose(1, 2));  // [R, P, G]
+  const auto weights = torch::softmax(log_likelihood - 0.5 * grid * grid, 2).reshape({sets * persons, -1});
+  const auto cell = at::multinomial(weights, 1, true, generator).reshape({sets, persons});
   const double step = 2.0 * kAbilityLimit / static_cast<double>(kAbilityGridPoints - 1);
-  const auto theta = grid.index_select(0, cell) + (at::rand({persons}, generator, options) - 0.5) * step;
-  const auto exceed = model.exceedance_probabilities(theta.unsqueeze(0), params)[0];  // [P, J, K-1]
-  const auto u = at::rand({persons, items}, generator, options);
+  const auto theta = grid.index({cell}) + (at::rand({sets, persons}, generator, options) - 0.5) * step;
+  const auto exceed = model.exceedance_probabilities(theta, params);  // [R, P, J, K-1]
+  const auto u = at::rand({sets, persons, items}, generator, options);
   return (u.unsqueeze(-1) < exceed).sum(-1).to(torch::kFloat32) * mask;
 }
-
-
 
 }  // namespace
 
@@ -259,14 +266,45 @@ PredictiveCheck posterior_predictive_check(const models::ItemResponseModel& mode
   const auto answered_one_hot =
       torch::one_hot(data.responses.to(torch::kLong), n_categories).to(torch::kFloat64) *
       data.mask.to(torch::kFloat64).unsqueeze(-1);
-  auto generator = at::make_generator<at::CPUGeneratorImpl>(models::mix_seed(options.seed, 0x50505043ULL));
   const int64_t n_draws = posterior.draws.size(1);
-  std::vector<torch::Tensor> replicated_parts;
-  for (int64_t r = 0; r < options.replications; ++r) {
-    const auto params = posterior.draws.select(1, r * n_draws / options.replications);
+  // Replications simulated at once: their [R, P, G] ability table within kGridTableElements (8 MB). Each
+  // chunk has its own generator and the chunks share the cores (one BLAS thread each, no waiting on
+  // each other's small products), so the check is the same whatever the number of cores.
+  const int64_t at_once = std::max<int64_t>(1, kGridTableElements / (data.responses.size(0) * kAbilityGridPoints));
+  const int64_t chunks = (options.replications + at_once - 1) / at_once;
+  std::vector<std::vector<torch::Tensor>> chunk_statistics(static_cast<size_t>(chunks));
+  const auto replicate_chunk = [&](int64_t chunk) {
+    const int64_t start = chunk * at_once, count = std::min(at_once, options.replications - start);
+    std::vector<int64_t> chosen;
+    for (int64_t r = start; r < start + count; ++r) chosen.push_back(r * n_draws / options.replications);
+    const auto params = posterior.draws.index_select(1, torch::tensor(chosen, torch::kLong)).transpose(0, 1);
+    auto generator =
+        at::make_generator<at::CPUGeneratorImpl>(models::mix_seed(options.seed, 0x50505043ULL + static_cast<uint64_t>(chunk)));
     const auto y_rep = replicate(model, params, answered_one_hot, data.mask, generator);
-    replicated_parts.push_back(item_statistics(y_rep, data.mask, n_categories));
+    for (int64_t r = 0; r < count; ++r)
+      chunk_statistics[static_cast<size_t>(chunk)].push_back(item_statistics(y_rep[r], data.mask, n_categories));
+  };
+  {
+    const trials::SingleThreadedKernels single_threaded;
+    const int64_t workers = std::min<int64_t>(chunks, trials::available_cpus());
+    std::vector<std::thread> threads;
+    std::vector<std::exception_ptr> errors(static_cast<size_t>(workers));
+    for (int64_t w = 0; w < workers; ++w)
+      threads.emplace_back([&, w] {
+        try {
+          torch::NoGradGuard worker_no_grad;
+          for (int64_t chunk = w; chunk < chunks; chunk += workers) replicate_chunk(chunk);
+        } catch (...) {
+          errors[static_cast<size_t>(w)] = std::current_exception();
+        }
+      });
+    for (auto& thread : threads) thread.join();
+    for (const auto& error : errors)
+      if (error) std::rethrow_exception(error);
   }
+  std::vector<torch::Tensor> replicated_parts;
+  for (auto& statistics : chunk_statistics)
+    for (auto& part : statistics) replicated_parts.push_back(std::move(part));
   const auto replicated_tensor = torch::stack(replicated_parts);  // [R, S, J]
   const auto obs = observed_tensor.accessor<double, 2>();
   const auto rep = replicated_tensor.accessor<double, 3>();

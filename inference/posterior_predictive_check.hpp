@@ -40,7 +40,9 @@
 // conservative). With R replications, alpha / m must be above 2 / (R + 1)
 // for any flag to be possible: check_options_valid says so.
 //
-// Deterministic: the same draws, data and seed give the same check.
+// Deterministic: the same draws, data and seed give the same check, on any
+// number of cores (the replications run in chunks of their own seeds, the
+// chunks spread over the cores).
 #pragma once
 
 #include "inference/ability_grid.hpp"

@@ -6,6 +6,8 @@
 #include "inference/posterior_predictive_check.hpp"
 #include "inference/summary_space_check.hpp"
 
+#include <sched.h>
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -200,6 +202,19 @@ TEST_CASE("posterior_predictive_check: a second dimension and guessing are flagg
   }
   const auto again = inference::posterior_predictive_check(*model, data, posterior, {300, 0.05, 7});
   CHECK(again.to_csv() == check.to_csv());
+  // On one core (the replications' chunks in turn rather than side by side): the same check.
+  cpu_set_t all, one;
+  REQUIRE(sched_getaffinity(0, sizeof(all), &all) == 0);
+  CPU_ZERO(&one);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &all)) {
+      CPU_SET(cpu, &one);
+      break;
+    }
+  REQUIRE(sched_setaffinity(0, sizeof(one), &one) == 0);
+  const auto one_core = inference::posterior_predictive_check(*model, data, posterior, {300, 0.05, 7});
+  REQUIRE(sched_setaffinity(0, sizeof(all), &all) == 0);
+  CHECK(one_core.to_csv() == check.to_csv());
   CHECK(inference::posterior_predictive_check(*model, data, posterior, {300, 0.05, 8}).to_csv() != check.to_csv());
   CHECK(check.warnings().size() == static_cast<size_t>(count_misfits(check)));
   CHECK(check.to_json()["misfitting"].size() == static_cast<size_t>(count_misfits(check)));
