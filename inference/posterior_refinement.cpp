@@ -285,7 +285,7 @@ void check_refinement_options(const RefinementOptions& options, int64_t draws, c
                     ". Fix: give --draws 1000 (at least " + std::to_string(kFewestSmoothedDraws) + "), or --refine mcmc");
   if (options.chains < 2)
     throw UserError(what + ": mcmc needs at least 2 chains for R-hat. Fix: give 4");
-  if (options.chains > draws)
+  if (options.method != "importance" && options.chains > draws)
     throw UserError(what + ": " + std::to_string(options.chains) + " chains from " + std::to_string(draws) +
                     " amortized draws; each chain starts from a draw of its own. Fix: give --refine-chains " +
                     std::to_string(std::min<int64_t>(draws, 4)) + ", or more --draws");

@@ -65,8 +65,8 @@ struct RefinementOptions {
 // hours on the smallest data set, and the chains keep every sampling sweep's draws.
 inline constexpr int64_t kMostSweeps = 10'000'000;
 
-// A UserError naming `what` for an unknown method, fewer than 2 chains or more than the amortized `draws`
-// (each chain starts from its own), fewer than 20 sweeps of either kind or more than kMostSweeps together,
+// A UserError naming `what` for an unknown method, fewer than 2 chains or, where chains may run (mcmc,
+// auto), more than the amortized `draws` (each chain starts from its own), fewer than 20 sweeps of either kind or more than kMostSweeps together,
 // or importance sampling (importance, auto) of fewer than kFewestSmoothedDraws draws.
 void check_refinement_options(const RefinementOptions& options, int64_t draws, const std::string& what);
 

@@ -309,6 +309,13 @@ TEST_CASE("refinement options: more chains than draws, too few draws to smooth, 
   CHECK_NOTHROW(inference::check_refinement_options(options, 4, "test"));
   CHECK_THROWS_WITH(inference::check_refinement_options(options, 3, "test"),
                     Contains("4 chains from 3 amortized draws") && Contains("Fix: give --refine-chains 3"));
+  options.method = "importance";  // runs no chains
+  CHECK_NOTHROW(inference::check_refinement_options(options, 30, "test"));
+  options.chains = 40;
+  CHECK_NOTHROW(inference::check_refinement_options(options, 30, "test"));
+  options.method = "auto";
+  CHECK_THROWS_WITH(inference::check_refinement_options(options, 30, "test"), Contains("40 chains from 30"));
+  options.chains = 4;
   for (const char* method : {"importance", "auto"}) {
     options.method = method;
     CHECK_NOTHROW(inference::check_refinement_options(options, inference::kFewestSmoothedDraws, "test"));
