@@ -25,7 +25,9 @@ torch::Tensor estimate_item_parameters(const models::ItemResponseModel& model, c
 // `items` responses in `categories` categories: four persons x grid points
 // tables of float64 at once (the log likelihood summed over items, it plus
 // the grid's weights, logsumexp's and its gradient's temporaries) and the
-// answered cells one-hot. A million persons take about 4 GB.
+// answered cells one-hot. A million persons take about 4 GB (measured:
+// `bfhpo init --model 2pl` on 200,000 persons x 6 items peaks 780 MB above
+// the same run without the estimate, --model rasch; this gives 803 MB).
 double item_estimate_memory_mb(int64_t persons, int64_t items, int64_t categories);
 
 // A UserError naming the data file when item_estimate_memory_mb exceeds the

@@ -242,7 +242,7 @@ std::vector<double> estimate_log_a(const ResponseMatrix& data, const ResponseSum
   if (summary.n_persons * summary.n_items() > kProgressCells)
     say("init: estimating each item's discrimination on " + std::to_string(summary.n_persons) + " persons x " +
         std::to_string(summary.n_items()) + " items (the mode of its marginal posterior, every ability integrated "
-        "out; up to 200 passes over the file), for the prior of log a");
+        "out: up to 200 L-BFGS iterations over every cell), for the prior of log a");
   const auto estimates = estimate_item_parameters(*models::make_item_response_model(spec), data).select(1, 0).contiguous();
   return {estimates.data_ptr<double>(), estimates.data_ptr<double>() + estimates.numel()};
 }

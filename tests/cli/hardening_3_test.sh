@@ -31,10 +31,12 @@ expect_user_error "importance sampling of 5 draws" "$BFHPO" infer "$M" --data "$
 expect_user_error "importance sampling of 9 draws" "$BFHPO" infer "$M" --data "$WORK/d.csv" --draws 9 --refine auto
 expect_user_error "bfhpo runs at most 10000000 together" "$BFHPO" infer "$M" --data "$WORK/d.csv" --refine mcmc \
   --refine-warmup 9223372036854775807
-printf 'q1,q\xff2,q3,q4,q5,q6\n' > "$WORK/latin1.csv"
-tail -n +2 "$WORK/d.csv" >> "$WORK/latin1.csv"
+# An item name with a UTF-16 surrogate in UTF-8 form: the reader takes it, JSON cannot hold it (a failure no
+# check foresees, as the net's test).
+printf 'q1,q\xed\xa0\x802,q3,q4,q5,q6\n' > "$WORK/surrogate.csv"
+tail -n +2 "$WORK/d.csv" >> "$WORK/surrogate.csv"
 rc=0
-"$BFHPO" infer "$M" --data "$WORK/latin1.csv" --draws 20 --format json --check-replications 0 > /dev/null \
+"$BFHPO" infer "$M" --data "$WORK/surrogate.csv" --draws 20 --format json --check-replications 0 > /dev/null \
   2> "$WORK/err" || rc=$?
 [ "$rc" -eq 2 ] || fail "an item name JSON cannot hold: exit $rc, not 2: $(tail -3 "$WORK/err")"
 grep -q "^error: .*invalid UTF-8" "$WORK/err" || fail "no error line: $(cat "$WORK/err")"
