@@ -52,7 +52,8 @@ std::optional<std::string> storage_override(const VerbArgs& args);
 VerbRun runner_of(const std::vector<VerbEntry>& entries, const std::string& name);
 
 // Parses `args` for `verb`, prints its help or runs `run`; a UserError is
-// printed ("error: ...") and gives 2. Returns the exit status of the process.
+// printed ("error: ...") and gives 2, as does any other std::exception (its
+// first line: never a backtrace or an abort). Returns the exit status of the process.
 int run_verb(const Verb& verb, const std::vector<std::string>& args, const std::function<int(const VerbArgs&)>& run);
 
 }  // namespace bfhpo::cli

@@ -31,6 +31,11 @@ int run_verb(const Verb& verb, const std::vector<std::string>& args, const std::
   } catch (const UserError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
+  } catch (const std::exception& e) {
+    // A bug or a failure no check foresaw: its first line (LibTorch's without the C++ backtrace), not an abort.
+    const std::string message = e.what();
+    std::cerr << "error: " << message.substr(0, message.find('\n')) << "\n";
+    return 2;
   }
 }
 

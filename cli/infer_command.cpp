@@ -56,7 +56,10 @@ void refuse_outputs_over_inputs(const VerbArgs& args, const std::vector<std::fil
 
 // The model check's options, refused before any work when no flag could come of them.
 std::optional<inference::PredictiveCheckOptions> check_options(const VerbArgs& args, int64_t n_categories) {
-  const auto replications = args["check-replications"].as<int64_t>();
+  const auto statistics = static_cast<int64_t>(inference::item_statistic_names(n_categories).size());
+  const auto replications = args["check-replications"].defaulted()
+                                ? inference::default_replications(statistics, args["check-alpha"].as<double>())
+                                : args["check-replications"].as<int64_t>();
   if (replications == 0) {
     if (args.count("check-out"))
       throw UserError("bfhpo infer: --check-out with --check-replications 0: no model check to write. Fix: leave "
@@ -64,7 +67,7 @@ std::optional<inference::PredictiveCheckOptions> check_options(const VerbArgs& a
     return std::nullopt;
   }
   inference::PredictiveCheckOptions options{replications, args["check-alpha"].as<double>(), args["seed"].as<uint64_t>()};
-  inference::check_options_valid(options, static_cast<int64_t>(inference::item_statistic_names(n_categories).size()),
+  inference::check_options_valid(options, statistics,
                               "bfhpo infer: --check-replications " + std::to_string(replications) +
                                   " --check-alpha " + std::to_string(options.alpha));
   return options;
@@ -75,10 +78,10 @@ std::optional<inference::RefinementOptions> refinement_options(const VerbArgs& a
   const auto method = args["refine"].as<std::string>();
   if (method == "off") return std::nullopt;
   // The default importance step needs draws enough for k-hat; with fewer the draws stay amortized.
-  if (args["refine"].defaulted() && args["draws"].as<int64_t>() < inference::kMinimumImportanceDraws) return std::nullopt;
+  if (args["refine"].defaulted() && args["draws"].as<int64_t>() < inference::kFewestSmoothedDraws) return std::nullopt;
   inference::RefinementOptions options{method, args["refine-chains"].as<int64_t>(), args["refine-warmup"].as<int64_t>(),
                                     args["refine-sweeps"].as<int64_t>(), args["seed"].as<uint64_t>()};
-  inference::check_refinement_options(options, "bfhpo infer: --refine " + method);
+  inference::check_refinement_options(options, args["draws"].as<int64_t>(), "bfhpo infer: --refine " + method);
   return options;
 }
 

@@ -39,13 +39,22 @@ int run_init(const VerbArgs& args) {
     throw UserError("bfhpo init: --model '" + model + "' is unknown. Fix: use rasch, 2pl, 3pl or grm");
   const std::optional<fs::path> out =
       args.count("output") ? std::optional<fs::path>(args["output"].as<std::string>()) : std::nullopt;
+  if (out && out->empty())
+    throw UserError("bfhpo init: -o is empty. Fix: give the path of a new study file, e.g. -o " +
+                    data_file.stem().string() + "-study.json, or leave -o out for the study on stdout");
   if (out) check_output(*out, data_file, args.count("force") > 0);
 
   const auto data = inference::read_response_matrix(
-      data_file, args.count("id-column") ? args["id-column"].as<std::string>() : "",
-      inference::ResponseFormat{inference::kMostCategories, true});
+      data_file, args.count("id-column") ? args["id-column"].as<std::string>() : "", inference::init_response_format(model));
   const auto summary = inference::summarize_responses(data);
-  const auto draft = inference::draft_study(summary, model, data_file, inference::estimate_log_a(data, summary, model, data_file));
+  const auto estimates = inference::estimate_log_a(data, summary, model, data_file,
+                                                   [](const std::string& line) { std::cerr << line << std::endl; });
+  auto draft = inference::draft_study(summary, model, data_file, estimates);
+  if (const auto journal = out ? inference::fresh_journal(*out) : std::nullopt) {
+    draft.study["storage"] = *journal;
+    draft.choices.push_back({"storage " + *journal, out->string() + ".journal holds an earlier study's trials (left as "
+                                                    "it is); this study starts a journal of its own"});
+  }
   const std::string text = draft.study.dump(2) + "\n";
   std::ostream& said = out ? std::cout : std::cerr;
   for (const auto& choice : draft.choices) said << choice.what << ": " << choice.why << "\n";

@@ -1,5 +1,6 @@
 #include "cli/command.hpp"
 #include "cli/progress_display.hpp"
+#include "common/number_format.hpp"
 #include "trials/train_configuration.hpp"
 
 #include <iostream>
@@ -11,7 +12,7 @@ namespace {
 void print_reproduction(const trials::TrainOutcome& outcome) {
   const auto& trial = *outcome.retrains;
   std::cout << "trial " << trial.trial << " had validation loss "
-            << (trial.validation_loss ? std::to_string(*trial.validation_loss) : std::string("(not recorded)"));
+            << (trial.validation_loss ? format_exact(*trial.validation_loss) : std::string("(not recorded)"));
   if (trial.validation_loss)
     std::cout << ", difference " << outcome.summary.validation_loss - *trial.validation_loss;
   if (outcome.reproduction_obstacles.empty()) {

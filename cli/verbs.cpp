@@ -100,7 +100,8 @@ void infer_options(po::options_description& options) {
       "draws-out", po::value<std::string>(), "also write every draw (item,draw,log_a,b,log_prob) to this CSV file")(
       "id-column", po::value<std::string>(), "the person-id column's name (default: id, person, person_id or respondent)")(
       "check-replications", po::value<int64_t>()->default_value(500),
-      "model check: replicated data sets of the posterior predictive check per item (0: no model check)")(
+      "model check: replicated data sets of the posterior predictive check per item (0: no model check; by default "
+      "500, or as many as a graded model of many categories needs for a flag to be possible at --check-alpha)")(
       "check-alpha", po::value<double>()->default_value(0.05, "0.05"),
       "model check: each item's chance of a false misfit flag when the model fits")(
       "check-out", po::value<std::string>(),

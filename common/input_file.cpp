@@ -6,7 +6,9 @@
 #include <cstring>
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 namespace bfhpo {
@@ -14,6 +16,7 @@ namespace {
 
 const char* kind_of(mode_t mode) {
   if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (a named pipe), which may wait for a writer forever";
   if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
   if (S_ISSOCK(mode)) return "a socket";
   return "not a regular file";
@@ -52,10 +55,13 @@ std::string read_input_file(const std::filesystem::path& file, const InputFile& 
   if (::fstat(fd.get(), &info) != 0)
     throw UserError::at(name, "", "cannot read the " + kind.role + " (" + std::strerror(errno) + ")",
                         "check the file and the disk");
-  if (!S_ISREG(info.st_mode) && !S_ISFIFO(info.st_mode))
+  struct statfs filesystem {};
+  const bool anonymous_pipe =
+      S_ISFIFO(info.st_mode) && ::fstatfs(fd.get(), &filesystem) == 0 && filesystem.f_type == PIPEFS_MAGIC;
+  if (!S_ISREG(info.st_mode) && !anonymous_pipe)
     throw UserError::at(name, "", "the " + kind.role + " is " + kind_of(info.st_mode), "give " + kind.expected);
-  // A pipe is read to its end, each read waiting for its writer (none: the end at once).
-  if (S_ISFIFO(info.st_mode)) ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
+  // A pipe is read to its end, each read waiting for its writer.
+  if (anonymous_pipe) ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
   if (static_cast<std::uint64_t>(info.st_size) > kind.max_bytes)
     throw UserError::at(name, "",
                         "the " + kind.role + " holds " + size_in_words(static_cast<std::uint64_t>(info.st_size)) +

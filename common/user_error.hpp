@@ -1,7 +1,8 @@
 // bfhpo::UserError: an error the user caused and can fix (a bad study.json, a
 // bad command line, a corrupt journal). Its message names the file, the field
 // and the fix; the CLI prints it and exits with status 2. Bugs are not
-// UserErrors: they are other exceptions and crash loudly.
+// UserErrors: they are other exceptions, whose first line the CLI prints
+// before it exits with status 2 too (cli/dispatch.cpp), never an abort.
 #pragma once
 
 #include <stdexcept>

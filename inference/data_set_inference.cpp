@@ -58,8 +58,12 @@ std::string model_check_line(const PredictiveCheck& predictive, const SummarySpa
        << predictive.items.size() << " items misfit (at most "
        << predictive.alpha * static_cast<double>(predictive.items.size())
        << " expected by chance when the model fits; " << predictive.replications
-       << " replications); the data's summary lies farther out than " << summary_space.percentile
-       << "% of simulated data sets' (p = " << summary_space.p_value << ")";
+       << " replications); ";
+  if (!summary_space.skipped.empty())
+    line << "the summary-space check left out (see its warning)";
+  else
+    line << "the data's summary lies farther out than " << summary_space.percentile
+         << "% of simulated data sets' (p = " << summary_space.p_value << ")";
   return line.str();
 }
 

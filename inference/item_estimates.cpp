@@ -1,8 +1,12 @@
 #include "inference/item_estimates.hpp"
 
+#include "common/user_error.hpp"
 #include "inference/marginal_likelihood.hpp"
+#include "inference/posterior_inference.hpp"
+#include "memory/meter.hpp"
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 namespace bfhpo::inference {
@@ -31,7 +35,34 @@ torch::Tensor item_parameters(const torch::Tensor& free, const std::vector<int64
   return torch::stack(columns, -1);
 }
 
+// Persons x grid points tables estimate_item_parameters holds at once (see the header).
+constexpr double kGridTablesAtOnce = 4.0;
+
+std::string whole_mb(double mb) { return std::to_string(static_cast<int64_t>(std::ceil(mb))) + " MB"; }
+
 }  // namespace
+
+double item_estimate_memory_mb(int64_t persons, int64_t items, int64_t categories) {
+  const double p = static_cast<double>(persons);
+  const double tables = kGridTablesAtOnce * p * static_cast<double>(kAbilityGridPoints);
+  const double one_hot = p * static_cast<double>(items) * static_cast<double>(categories + 1);
+  return (tables + one_hot) * sizeof(double) / memory::kBytesPerMb;
+}
+
+void check_item_estimate_memory(const ResponseMatrix& data, int64_t categories, std::optional<double> budget_mb) {
+  const MemoryBudget budget = budget_mb ? MemoryBudget{*budget_mb, ""} : default_inference_budget();
+  const int64_t persons = data.responses.size(0), items = data.responses.size(1);
+  const double need_mb = item_estimate_memory_mb(persons, items, categories);
+  if (need_mb <= budget.mb) return;
+  const double per_person_mb = item_estimate_memory_mb(1, items, categories);
+  const auto fitting = static_cast<int64_t>(std::floor(budget.mb / per_person_mb));
+  throw UserError(data.source + ": estimating each item's parameters on " + std::to_string(persons) +
+                  " persons x " + std::to_string(items) + " items (every ability integrated out on a grid of " +
+                  std::to_string(kAbilityGridPoints) + " points a person) needs about " + whole_mb(need_mb) +
+                  ", more than the " + whole_mb(budget.mb) + " there is" +
+                  (budget.what.empty() ? "" : " (" + budget.what + ")") + ". Fix: give a random sample of at most " +
+                  std::to_string(fitting) + " persons (rows), or run where more memory is free");
+}
 
 torch::Tensor estimate_item_parameters(const models::ItemResponseModel& model, const ResponseMatrix& data) {
   const MarginalLikelihood likelihood(model, data);

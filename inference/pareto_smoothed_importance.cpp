@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 
 namespace bfhpo::inference {
 namespace {
@@ -17,9 +18,12 @@ double pareto_quantile(double p, double shape, double scale) {
 
 }  // namespace
 
+double pareto_k_threshold(int64_t draws) {
+  return std::min(1.0 - 1.0 / std::log10(static_cast<double>(draws)), 0.7);
+}
+
 bool ParetoSmoothedWeights::reliable() const {
-  const double draws = static_cast<double>(weights.size());
-  return pareto_k < std::min(1.0 - 1.0 / std::log10(draws), 0.7);
+  return pareto_k < pareto_k_threshold(static_cast<int64_t>(weights.size()));
 }
 
 double generalized_pareto_shape(std::vector<double> x, double* scale) {
@@ -59,7 +63,8 @@ double generalized_pareto_shape(std::vector<double> x, double* scale) {
 
 ParetoSmoothedWeights pareto_smooth(const std::vector<double>& log_ratios) {
   const auto draws = static_cast<int64_t>(log_ratios.size());
-  if (draws < kMinimumImportanceDraws) throw std::invalid_argument("pareto_smooth: needs at least 21 draws");
+  if (draws < kFewestSmoothedDraws)
+    throw std::invalid_argument("pareto_smooth: needs at least " + std::to_string(kFewestSmoothedDraws) + " draws");
   const double top = *std::max_element(log_ratios.begin(), log_ratios.end());
   if (!std::isfinite(top)) throw std::invalid_argument("pareto_smooth: every draw has ratio 0 or a NaN");
   std::vector<double> ratios(draws);

@@ -7,15 +7,20 @@
 #include "common/user_error.hpp"
 #include "hpo/storage/postgres_url.hpp"
 #include "hpo/study.hpp"
+#include "hpo/study_report.hpp"
 #include "memory/estimate.hpp"
 #include "memory/meter.hpp"
 #include "models/simulators/item_response_model.hpp"
 #include "trials/export.hpp"
 #include "trials/study_settings.hpp"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <iomanip>
 #include <map>
 #include <optional>
@@ -47,10 +52,7 @@ ModelFiles best_trial_files(const std::filesystem::path& study_file, const std::
     throw UserError::at(study_file.string(), "simulator", "not a training study, so it has no trained model",
                         "give a training study or a folder `bfhpo train` wrote");
   hpo::Study study(spec, nullptr, hpo::Study::Open::ReadOnly);
-  if (!report::ranked_best(spec, study.trials()))
-    throw UserError(study_file.string() + ": the study has no COMPLETE trial yet, so no trained model. Fix: run "
-                                          "`bfhpo optimize " + study_file.string() + "` until a trial completes, "
-                                          "or give a folder `bfhpo train` wrote");
+  if (!report::ranked_best(spec, study.trials())) throw hpo::no_best_trial_error(spec, study.trials());
   const json best = trials::best_configuration_json(spec, study.trials());
   if (!best["weights"].is_string())
     throw UserError(study_file.string() + ": the best trial (" + best["trial"].dump() +
@@ -334,15 +336,30 @@ double inference_memory_mb(const TrainedModel& model, int64_t persons, int64_t i
   return summary_mb(model.config, persons, items) + rows * bytes_per_draw(model.config, longest_item_name) / memory::kBytesPerMb;
 }
 
-double default_inference_budget_mb() {
+// The address space this process may still map under RLIMIT_AS; none without a limit.
+std::optional<double> address_space_left_mb() {
+  struct rlimit limit {};
+  if (::getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return std::nullopt;
+  std::ifstream statm("/proc/self/statm");
+  double mapped_pages = 0.0;
+  statm >> mapped_pages;
+  const double mapped = mapped_pages * static_cast<double>(::sysconf(_SC_PAGE_SIZE));
+  return std::max(0.0, static_cast<double>(limit.rlim_cur) - mapped) / memory::kBytesPerMb;
+}
+
+MemoryBudget default_inference_budget() {
   trials::MemorySettings settings;
   settings.budget_auto = true;
-  return *settings.budget_for(memory::device_total_bytes(torch::kCPU));
+  MemoryBudget budget{*settings.budget_for(memory::device_total_bytes(torch::kCPU)), "0.9 of this machine's memory"};
+  const auto left = address_space_left_mb();
+  if (left && *left < budget.mb) budget = {*left, "the address space left under ulimit -v"};
+  return budget;
 }
 
 void check_inference_memory(const TrainedModel& model, const ResponseMatrix& data, int64_t n_draws,
                             std::optional<double> memory_budget_mb) {
-  const double budget_mb = memory_budget_mb.value_or(default_inference_budget_mb());
+  const MemoryBudget budget = memory_budget_mb ? MemoryBudget{*memory_budget_mb, ""} : default_inference_budget();
+  const double budget_mb = budget.mb;
   const int64_t persons = data.responses.size(0), items = data.responses.size(1);
   size_t longest_name = 0;
   for (const auto& name : data.item_names) longest_name = std::max(longest_name, name.size());
@@ -350,7 +367,7 @@ void check_inference_memory(const TrainedModel& model, const ResponseMatrix& dat
   if (need_mb(persons, items, n_draws) <= budget_mb) return;
   const std::string over = " need about " + whole_mb(need_mb(persons, items, n_draws)) +
                            ", more than infer's memory budget of " + whole_mb(budget_mb) +
-                           (memory_budget_mb ? "" : " (0.9 of this machine's memory)");
+                           (budget.what.empty() ? "" : " (" + budget.what + ")");
   constexpr int64_t kFewestDraws = 2;
   if (need_mb(persons, items, kFewestDraws) <= budget_mb) {
     const int64_t fitting = largest_fitting(kFewestDraws, n_draws, [&](int64_t n) { return need_mb(persons, items, n) <= budget_mb; });

@@ -79,9 +79,15 @@ struct PosteriorDraws {
 // whose longest item name has `longest_item_name` bytes (an upper bound).
 double inference_memory_mb(const TrainedModel& model, int64_t persons, int64_t items, int64_t draws,
                            size_t longest_item_name);
-// infer's budget when none is given: 0.9 of the machine's memory, as the
-// study setting memory.budget_mb "auto" is on the CPU.
-double default_inference_budget_mb();
+// infer's and init's memory budget when none is given: 0.9 of the machine's
+// memory, as the study setting memory.budget_mb "auto" is on the CPU, and
+// no more than the address space the process may still map under a limit
+// (ulimit -v, RLIMIT_AS), where an allocation past it fails.
+struct MemoryBudget {
+  double mb = 0.0;
+  std::string what;  // in messages: "0.9 of this machine's memory", "the address space left under ulimit -v"
+};
+MemoryBudget default_inference_budget();
 // A UserError when inference_memory_mb exceeds the budget (none: the default
 // one), naming the data file and the largest --draws, or number of items, that fits.
 void check_inference_memory(const TrainedModel& model, const ResponseMatrix& data, int64_t n_draws,

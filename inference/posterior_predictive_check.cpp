@@ -110,7 +110,16 @@ torch::Tensor replicate(const models::ItemResponseModel& model, const torch::Ten
   return (u.unsqueeze(-1) < exceed).sum(-1).to(torch::kFloat32) * mask;
 }
 
+// The fewest replications whose smallest tail probability 2 / (R + 1) lies below `level`.
+int64_t fewest_replications_to_flag(double level) { return static_cast<int64_t>(std::ceil(2.0 / level)); }
+
 }  // namespace
+
+int64_t default_replications(int64_t statistics_per_item, double alpha) {
+  const int64_t standard = PredictiveCheckOptions{}.replications;
+  if (!(alpha > 0.0 && alpha < 1.0)) return standard;
+  return std::max(standard, fewest_replications_to_flag(alpha / static_cast<double>(statistics_per_item)));
+}
 
 void check_options_valid(const PredictiveCheckOptions& options, int64_t statistics_per_item, const std::string& what) {
   if (options.replications < 2)
@@ -123,7 +132,7 @@ void check_options_valid(const PredictiveCheckOptions& options, int64_t statisti
     throw UserError(what + ": with " + std::to_string(options.replications) + " replications no tail probability " +
                     "falls below alpha / " + std::to_string(statistics_per_item) + " = " + format_number(level, 3) +
                     ", so no item could be flagged. Fix: give at least " +
-                    std::to_string(static_cast<int64_t>(std::ceil(2.0 / level))) + " replications, or a larger alpha");
+                    std::to_string(fewest_replications_to_flag(level)) + " replications, or a larger alpha");
 }
 
 std::vector<std::string> item_statistic_names(int64_t n_categories) {

@@ -64,6 +64,13 @@ struct PredictiveCheckOptions {
   uint64_t seed = 1;
 };
 
+// The replications when the user gives none: PredictiveCheckOptions' 500,
+// or the fewest that let an item with `statistics_per_item` statistics be
+// flagged at `alpha` where 500 cannot (2 / (R + 1) below alpha / m: a graded
+// model of 9 or more categories at 0.05); 500 when alpha is not in (0, 1),
+// for check_options_valid to refuse.
+int64_t default_replications(int64_t statistics_per_item, double alpha);
+
 // A UserError naming `what` (e.g. "bfhpo infer: --check-alpha") when the
 // replications are fewer than 2, alpha is not in (0, 1), or no flag is
 // possible for an item with `statistics_per_item` statistics.

@@ -54,6 +54,7 @@ void apply_importance(Refinement& out, const models::ItemResponseModel& model, c
                                        log_ratio_tensor.data_ptr<double>() + log_ratio_tensor.numel());
   const auto smoothed = pareto_smooth(log_ratios);
   out.pareto_k = smoothed.pareto_k;
+  out.pareto_k_threshold = pareto_k_threshold(static_cast<int64_t>(log_ratios.size()));
   out.importance_ess = smoothed.effective_sample_size;
   out.importance_reliable = smoothed.reliable();
   out.posterior = amortized;
@@ -275,22 +276,35 @@ void apply_mcmc(Refinement& out, const models::ItemResponseModel& model, const M
 
 }  // namespace
 
-void check_refinement_options(const RefinementOptions& options, const std::string& what) {
+void check_refinement_options(const RefinementOptions& options, int64_t draws, const std::string& what) {
   if (options.method != "importance" && options.method != "mcmc" && options.method != "auto")
     throw UserError(what + ": '" + options.method + "' is not a refinement. Fix: give auto, importance or mcmc");
+  if (options.method != "mcmc" && draws < kFewestSmoothedDraws)
+    throw UserError(what + ": importance sampling of " + std::to_string(draws) + " draws; Pareto smoothing fits " +
+                    "the largest fifth of the weights and needs at least " + std::to_string(kFewestSmoothedDraws) +
+                    ". Fix: give --draws 1000 (at least " + std::to_string(kFewestSmoothedDraws) + "), or --refine mcmc");
   if (options.chains < 2)
     throw UserError(what + ": mcmc needs at least 2 chains for R-hat. Fix: give 4");
+  if (options.method != "importance" && options.chains > draws)
+    throw UserError(what + ": " + std::to_string(options.chains) + " chains from " + std::to_string(draws) +
+                    " amortized draws; each chain starts from a draw of its own. Fix: give --refine-chains " +
+                    std::to_string(std::min<int64_t>(draws, 4)) + ", or more --draws");
   if (options.warmup_sweeps < 20 || options.sampling_sweeps < 20)
     throw UserError(what + ": at least 20 warm-up and 20 sampling sweeps. Fix: give 500 and 1500");
+  if (options.warmup_sweeps > kMostSweeps - options.sampling_sweeps)
+    throw UserError(what + ": " + std::to_string(options.warmup_sweeps) + " warm-up and " +
+                    std::to_string(options.sampling_sweeps) + " sampling sweeps; bfhpo runs at most " +
+                    std::to_string(kMostSweeps) + " together. Fix: give 500 and 1500 (more where R-hat or the ESS "
+                    "says so)");
 }
 
 Refinement refine_posterior(const models::ItemResponseModel& model, const ResponseMatrix& data,
                             const PosteriorDraws& amortized, const RefinementOptions& options) {
-  check_refinement_options(options, "posterior refinement");
+  check_refinement_options(options, amortized.draws.size(1), "posterior refinement");
   const auto start = std::chrono::steady_clock::now();
   const MarginalLikelihood likelihood(model, data);
   Refinement out;
-  out.pareto_k = out.importance_ess = out.max_rhat = out.min_ess = out.acceptance = kNotComputed;
+  out.pareto_k = out.pareto_k_threshold = out.importance_ess = out.max_rhat = out.min_ess = out.acceptance = kNotComputed;
   if (options.method != "mcmc") apply_importance(out, model, likelihood, amortized, options.seed);
   if (options.method == "mcmc" || (options.method == "auto" && !out.importance_reliable))
     apply_mcmc(out, model, likelihood, amortized, options);
@@ -301,6 +315,7 @@ Refinement refine_posterior(const models::ItemResponseModel& model, const Respon
 json Refinement::to_json() const {
   return {{"method", method},
           {"pareto_k", number_or_null(pareto_k)},
+          {"pareto_k_threshold", number_or_null(pareto_k_threshold)},
           {"importance_ess", number_or_null(importance_ess)},
           {"importance_reliable", importance_reliable},
           {"max_rhat", number_or_null(max_rhat)},
@@ -312,7 +327,9 @@ json Refinement::to_json() const {
 std::optional<std::string> Refinement::warning() const {
   if (method == "amortized")
     return "the amortized posterior is far from the exact one on these data (Pareto k-hat " + format_number(pareto_k, 3) +
-           " > 0.7) and importance sampling cannot correct it. Fix: --refine mcmc (or auto)";
+           " >= " + format_number(pareto_k_threshold, 3) + ", the threshold at " +
+           std::to_string(posterior.draws.size(1)) + " draws) and importance sampling cannot correct it. Fix: "
+           "--refine mcmc (or auto)";
   if (method == "mcmc" && (max_rhat > kMaxRhat || min_ess < kMinEss))
     return "the refinement's chains have not converged (largest R-hat " + format_number(max_rhat, 3) +
            ", smallest ESS " + format_number(min_ess, 3) + "; R-hat <= 1.01 and ESS >= 400 wanted). Fix: more "
@@ -325,7 +342,8 @@ std::string Refinement::line() const {
   line << std::setprecision(3) << "refinement: ";
   if (!std::isnan(pareto_k))
     line << "Pareto k-hat " << pareto_k << " of the amortized posterior against the exact one (importance ESS "
-         << importance_ess << "; " << (importance_reliable ? "reliable" : "above 0.7: unreliable") << "); ";
+         << importance_ess << "; " << (importance_reliable ? "reliable, below " : "unreliable, not below ")
+         << pareto_k_threshold << "); ";
   if (method == "mcmc")
     line << "exact posterior by MCMC: largest R-hat " << max_rhat << ", smallest ESS " << min_ess
          << ", acceptance " << acceptance << "; ";

@@ -237,10 +237,11 @@ ResponseMatrix matrix_of_rows(const std::filesystem::path& file, const SplitFile
       });
       const int category = digits ? std::stoi(value) : -1;
       if (category < 0 || category >= format.n_categories)
-        throw UserError(cell + ": '" + value + "' is not a response of this model. Fix: an integer " + categories +
-                        (format.n_categories > 2 ? " (the model's " + std::to_string(format.n_categories) +
-                                                       " categories, lowest 0)"
-                                                 : "") +
+        throw UserError(cell + ": '" + value + "' is not a response of this model. Fix: " +
+                        (!format.responses.empty() ? format.responses
+                         : format.n_categories > 2 ? "an integer " + categories + " (the model's " +
+                                                         std::to_string(format.n_categories) + " categories, lowest 0)"
+                                                   : "an integer " + categories) +
                         (format.missing_allowed ? ", or an empty cell or NA where the response is missing" : ""));
       values.push_back(static_cast<float>(category));
       observed.push_back(1.0f);

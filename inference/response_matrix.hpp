@@ -25,14 +25,22 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bfhpo::inference {
 
 // What the model reads: its response categories and whether it trained on missing cells.
 struct ResponseFormat {
+  ResponseFormat() = default;
+  ResponseFormat(int64_t categories, bool missing, std::string what_a_cell_holds = "")
+      : n_categories(categories), missing_allowed(missing), responses(std::move(what_a_cell_holds)) {}
+
   int64_t n_categories = 2;
   bool missing_allowed = false;
+  // What a cell holds, in the fix for a cell that holds something else ("0 or 1 (the 2pl model's
+  // responses)"); empty: the model's categories 0..n_categories-1.
+  std::string responses;
 };
 
 struct ResponseMatrix {

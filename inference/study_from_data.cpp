@@ -55,6 +55,44 @@ std::string missing_percent(double share) {
 
 bool is_binary_model(const std::string& model) { return model != "grm"; }
 
+// The length of the UTF-8 sequence (RFC 3629: no overlong form, no surrogate, at most U+10FFFF) at
+// text[i]; 0 when none starts there.
+size_t utf8_sequence_length(const std::string& text, size_t i) {
+  const auto byte = [&](size_t k) { return k < text.size() ? static_cast<unsigned char>(text[k]) : 0u; };
+  const auto in = [](unsigned value, unsigned low, unsigned high) { return value >= low && value <= high; };
+  const unsigned lead = byte(i);
+  if (lead < 0x80) return 1;
+  if (in(lead, 0xC2, 0xDF)) return in(byte(i + 1), 0x80, 0xBF) ? 2 : 0;
+  if (in(lead, 0xE0, 0xEF)) {
+    const unsigned low = lead == 0xE0 ? 0xA0 : 0x80, high = lead == 0xED ? 0x9F : 0xBF;
+    return in(byte(i + 1), low, high) && in(byte(i + 2), 0x80, 0xBF) ? 3 : 0;
+  }
+  if (in(lead, 0xF0, 0xF4)) {
+    const unsigned low = lead == 0xF0 ? 0x90 : 0x80, high = lead == 0xF4 ? 0x8F : 0xBF;
+    return in(byte(i + 1), low, high) && in(byte(i + 2), 0x80, 0xBF) && in(byte(i + 3), 0x80, 0xBF) ? 4 : 0;
+  }
+  return 0;
+}
+
+// The study's name from the file's stem: every control character and every byte that starts no UTF-8
+// sequence becomes "_", so that the study file can be written (JSON is UTF-8) and every verb takes it.
+std::string study_name(const std::filesystem::path& data_file, const std::string& model) {
+  const std::string stem = data_file.stem().string();
+  std::string name;
+  for (size_t i = 0; i < stem.size();) {
+    const size_t length = utf8_sequence_length(stem, i);
+    const auto lead = static_cast<unsigned char>(stem[i]);
+    if (length == 0 || lead < 0x20 || lead == 0x7f) {
+      name += '_';
+      ++i;
+      continue;
+    }
+    name.append(stem, i, length);
+    i += length;
+  }
+  return name + "-" + model;
+}
+
 // Refuses a file that cannot serve `model` (see the header).
 void check_serves(const ResponseSummary& data, const std::string& model, const std::string& file) {
   const int64_t items = data.n_items();
@@ -184,16 +222,42 @@ ResponseSummary summarize_responses(const ResponseMatrix& data) {
   return summary;
 }
 
+ResponseFormat init_response_format(const std::string& model) {
+  return {kMostCategories, true,
+          is_binary_model(model) ? "0 or 1 (the " + model + " model's responses)"
+                                 : "an integer 0..K-1 (a graded model's K categories, lowest 0; K at most " +
+                                       std::to_string(kMostCategories) + ")"};
+}
+
 std::vector<double> estimate_log_a(const ResponseMatrix& data, const ResponseSummary& summary, const std::string& model,
-                                   const std::filesystem::path& data_file) {
+                                   const std::filesystem::path& data_file,
+                                   const std::function<void(const std::string&)>& say) {
   check_serves(summary, model, data_file.string());
   models::SimulatorSpec spec;
   spec.model = model;
   if (model == "grm") spec.n_categories = static_cast<int64_t>(summary.categories.size());
   const auto names = models::item_parameter_names(spec);
   if (names.front() != "log_a") return {};
+  check_item_estimate_memory(data, spec.n_categories);
+  if (summary.n_persons * summary.n_items() > kProgressCells)
+    say("init: estimating each item's discrimination on " + std::to_string(summary.n_persons) + " persons x " +
+        std::to_string(summary.n_items()) + " items (the mode of its marginal posterior, every ability integrated "
+        "out: up to 200 L-BFGS iterations over every cell), for the prior of log a");
   const auto estimates = estimate_item_parameters(*models::make_item_response_model(spec), data).select(1, 0).contiguous();
   return {estimates.data_ptr<double>(), estimates.data_ptr<double>() + estimates.numel()};
+}
+
+std::optional<std::string> fresh_journal(const std::filesystem::path& study_file) {
+  std::filesystem::path standard = study_file;
+  standard += ".journal";
+  std::error_code error;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(standard, error))) return std::nullopt;
+  const std::string stem = study_file.stem().string();
+  for (int n = 2;; ++n) {
+    const std::string name = stem + "-" + std::to_string(n) + ".journal";
+    if (!std::filesystem::exists(std::filesystem::symlink_status(study_file.parent_path() / name, error)))
+      return name;
+  }
 }
 
 int64_t training_steps(int64_t params_per_item) {
@@ -249,11 +313,19 @@ StudyDraft draft_study(const ResponseSummary& data, const std::string& model, co
   if (missing > 0) {
     const double largest = data.largest_item_missing_share();
     simulator.missing.low = floor_hundredth(0.5 * missing);
-    simulator.missing.high = std::min(0.95, ceil_hundredth(std::max({1.5 * missing, missing + 0.05, largest})));
-    choose("missing [" + format_number(simulator.missing.low) + ", " + format_number(simulator.missing.high) + "]",
+    simulator.missing.high = std::min(kMostMissing, ceil_hundredth(std::max({1.5 * missing, missing + 0.05, largest})));
+    const std::string range = "[" + format_number(simulator.missing.low) + ", " + format_number(simulator.missing.high) + "]";
+    const std::string beyond =
+        missing > kMostMissing ? "the file's share itself lies beyond it, so its posterior is extrapolated from "
+                                 "sparser training data (dropping the persons or items with the fewest responses "
+                                 "brings it within)"
+        : largest > kMostMissing ? "the shares of the items missing more lie beyond it"
+                                 : "";
+    choose("missing " + range,
            missing_percent(missing) + " of the cells are empty (at most " + missing_percent(largest) +
-               " of one item's); training masks a share drawn from this range, so the file's empty cells are "
-               "read as missing");
+               " of one item's); training masks a share drawn from this range, " +
+               (beyond.empty() ? std::string("so the file's empty cells are read as missing")
+                               : "capped at " + format_number(kMostMissing) + ", the most it trains on; " + beyond));
   } else {
     choose("missing 0", "every cell holds a response");
   }
@@ -267,7 +339,8 @@ StudyDraft draft_study(const ResponseSummary& data, const std::string& model, co
   const double seconds = expected_cpu_seconds(simulator, kBatchSize, epochs * kStepsPerEpoch);
   choose("training " + std::to_string(epochs) + " epochs x " + std::to_string(kStepsPerEpoch) + " steps of " +
              std::to_string(kBatchSize) + " data sets",
-         std::to_string(params_per_item) + " parameters per item; expect about " + minutes(seconds) +
+         std::to_string(params_per_item) + (params_per_item == 1 ? " parameter" : " parameters") +
+             " per item; expect about " + minutes(seconds) +
              " of CPU time for `bfhpo train` (one core of a 2-core machine; a GPU takes a fraction), " +
              "and as much for each trial of `bfhpo optimize`");
   choose("memory budget \"auto\"", "90% of the device's memory; the memory gate and the OOM ladder work within it");
@@ -281,7 +354,7 @@ StudyDraft draft_study(const ResponseSummary& data, const std::string& model, co
 
   const int64_t warmup = std::max<int64_t>(1, epochs / 4);
   ordered_json& study = draft.study;
-  study["name"] = data_file.stem().string() + "-" + model;
+  study["name"] = study_name(data_file, model);
   study["direction"] = "minimize";
   study["n_trials"] = 20;
   study["seed"] = 1;

@@ -38,6 +38,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +48,20 @@ namespace bfhpo::inference {
 // The largest response a file read for `bfhpo init` may hold: a graded
 // model's n_categories is at most 100.
 constexpr int64_t kMostCategories = 100;
+
+// The most missing cells a drafted study trains on: a file with more gets
+// this and a line saying what lies beyond it.
+constexpr double kMostMissing = 0.95;
+
+// Files of more cells than this take the item estimates (estimate_log_a)
+// long enough that init says what it does first.
+constexpr int64_t kProgressCells = 100'000;
+
+// How `bfhpo init` reads a file for `model`: any category up to
+// kMostCategories (draft_study says what the model makes of them), missing
+// cells allowed; a cell that is no response is refused saying what the
+// model's file holds (0 or 1 for a binary model).
+ResponseFormat init_response_format(const std::string& model);
 
 struct ItemResponses {
   std::string name;
@@ -77,7 +93,9 @@ struct StudyDraft {
 };
 
 // `model` is one of models::model_names(); `data_file` names the file in
-// messages and gives the study its name ("<file stem>-<model>").
+// messages and gives the study its name ("<file stem>-<model>", a control
+// character or a byte that is not UTF-8 in the stem made "_": a name every
+// verb takes).
 // `log_a_estimates`: each item's estimated log a under `model`; empty for
 // the Rasch model (no discrimination), or to keep the default prior.
 StudyDraft draft_study(const ResponseSummary& data, const std::string& model,
@@ -85,9 +103,21 @@ StudyDraft draft_study(const ResponseSummary& data, const std::string& model,
 
 // Each item's log a under `model` with the default priors, estimated from
 // the file (estimate_item_parameters); empty for the Rasch model. Refuses
-// a file that cannot serve the model as draft_study does.
+// a file that cannot serve the model as draft_study does, and one whose
+// estimate needs more memory than there is (check_item_estimate_memory),
+// before the estimate. On a file of more than kProgressCells cells, `say`
+// gets a line first saying what init does.
 std::vector<double> estimate_log_a(const ResponseMatrix& data, const ResponseSummary& summary, const std::string& model,
-                                   const std::filesystem::path& data_file);
+                                   const std::filesystem::path& data_file,
+                                   const std::function<void(const std::string&)>& say);
+
+// The journal of a study written to `study_file`: none (its default,
+// `<study_file>.journal`) when no file holds that path; else that journal
+// holds an earlier study's trials, which the new one must not take as its
+// own, and this is a fresh name beside it, `<stem>-N.journal` with the
+// smallest N from 2 that no file holds, relative to the study's folder (as
+// "storage" is read). The old journal is left as it is.
+std::optional<std::string> fresh_journal(const std::filesystem::path& study_file);
 
 // Training steps for a model with `params_per_item` parameters per item.
 int64_t training_steps(int64_t params_per_item);

@@ -1,11 +1,13 @@
 #include "inference/summary_space_check.hpp"
 
+#include "common/json_number.hpp"
 #include "models/simulators/seed_mix.hpp"
 #include "models/simulators/simulator.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <limits>
 #include <sstream>
 #include <vector>
 
@@ -13,6 +15,7 @@ namespace bfhpo::inference {
 namespace {
 
 constexpr double kBandwidthScales[] = {0.25, 0.5, 1.0, 2.0, 4.0};
+constexpr double kUncomputed = std::numeric_limits<double>::quiet_NaN();
 
 // The multi-scale kernel between the rows of a [N, S] and b [M, S]: [N, M], float64.
 torch::Tensor kernel(const torch::Tensor& a, const torch::Tensor& b, double bandwidth) {
@@ -94,6 +97,11 @@ SummarySpaceCheck summary_space_check(TrainedModel& model, const ResponseMatrix&
   check.reference_sets = kReferenceSets;
   check.held_out_sets = kHeldOutSets;
   check.missing_share = 1.0 - data.mask.mean().item<double>();
+  if (data.mask.sum().item<double>() == 0.0) {
+    check.mmd2 = check.held_out_median = check.percentile = check.p_value = kUncomputed;
+    check.skipped = "every cell of the data is missing, and data sets with no observed cell cannot be simulated";
+    return check;
+  }
   SummarySpaceReferences once;
   const SummarySpaceReference& simulated =
       (references ? *references : once).get(model, persons, items, check.missing_share, seed);
@@ -111,17 +119,20 @@ SummarySpaceCheck summary_space_check(TrainedModel& model, const ResponseMatrix&
 }
 
 nlohmann::json SummarySpaceCheck::to_json() const {
-  return {{"mmd2", mmd2},
-          {"held_out_median_mmd2", held_out_median},
-          {"percentile", percentile},
-          {"p_value", p_value},
-          {"reference_sets", reference_sets},
-          {"held_out_sets", held_out_sets},
-          {"missing_share", missing_share},
-          {"outside", outside()}};
+  nlohmann::json out = {{"mmd2", number_or_null(mmd2)},
+                        {"held_out_median_mmd2", number_or_null(held_out_median)},
+                        {"percentile", number_or_null(percentile)},
+                        {"p_value", number_or_null(p_value)},
+                        {"reference_sets", reference_sets},
+                        {"held_out_sets", held_out_sets},
+                        {"missing_share", missing_share},
+                        {"outside", outside()}};
+  if (!skipped.empty()) out["skipped"] = skipped;
+  return out;
 }
 
 std::optional<std::string> SummarySpaceCheck::warning() const {
+  if (!skipped.empty()) return "model check: the summary-space check is left out: " + skipped;
   if (!outside()) return std::nullopt;
   return "model check: the data's summary lies farther from the simulated data sets' summaries than " +
          fixed(percentile, 1) + "% of simulated sets do (MMD^2 " + fixed(mmd2, 4) + ", simulated median " +

@@ -19,6 +19,9 @@
 // A p-value below 0.01 says the data lie outside what the network was
 // trained on (the smallest p-value is 1 / (kHeldOutSets + 1) < 0.005).
 //
+// Data with no observed cell cannot be simulated (a missing rate of 1): the
+// check is then skipped, its numbers NaN and `skipped` saying why.
+//
 // Simulated and summarized one data set at a time: the memory is that of
 // the summary network on one data set of the data's shape, as infer's.
 // Deterministic: the same model, data and seed give the same result. The
@@ -52,11 +55,13 @@ struct SummarySpaceCheck {
   double p_value = 1.0;
   int64_t reference_sets = 0, held_out_sets = 0;
   double missing_share = 0.0;  // the rate the simulated sets were given
+  std::string skipped;         // why the check could not run (its numbers NaN); empty when it ran
 
   bool outside() const { return p_value < kSummaryOutsideLevel; }
-  // {"mmd2", "held_out_median_mmd2", "percentile", "p_value", "reference_sets", "held_out_sets", "missing_share", "outside"}
+  // {"mmd2", "held_out_median_mmd2", "percentile", "p_value", "reference_sets", "held_out_sets", "missing_share",
+  //  "outside"} (NaN as null), and "skipped" when it is not empty.
   nlohmann::json to_json() const;
-  // When outside(): what it means for the posterior; none otherwise.
+  // When outside(): what it means for the posterior; when skipped: why; none otherwise.
   std::optional<std::string> warning() const;
 };
 

@@ -130,10 +130,10 @@ printf '{"name": "s", "x": %s1%s}' "$(printf '[%.0s' $(seq 100000))" "$(printf '
 expect_user_error "nested deeper than" "$BFHPO" ask "$WORK/deep.json"
 mkdir "$WORK/dir.json"
 expect_user_error "the study file is a directory" "$BFHPO" ask "$WORK/dir.json"
-# A device never ends a read: refused before reading; a FIFO nobody writes is read as empty at once
+# A device never ends a read, a FIFO may wait for its writer forever: each refused before reading
 # (timeout: the old reader hung); a pipe is read (`--params <(...)`, tests/cli/optimize_memory_gate_test).
 mkfifo "$WORK/fifo.json"
-expect_user_error "fifo.json" timeout 20 "$BFHPO" ask "$WORK/fifo.json"
+expect_user_error "fifo.json: the study file is a FIFO" timeout 20 "$BFHPO" ask "$WORK/fifo.json"
 expect_user_error "the study file is a device" timeout 20 "$BFHPO" ask /dev/zero
 printf '{"name": "de\\u0000mo", "search_space": {"x": {"type": "float", "low": 0, "high": 1}}}' > "$WORK/nul.json"
 expect_user_error "field 'name': holds a control character" "$BFHPO" ask "$WORK/nul.json"

@@ -4,7 +4,7 @@
 # naming the file and the fix, never an abort; item names with commas and
 # quotes come out as RFC 4180 CSV fields in the summary and the draws; a UTF-8
 # byte order mark does not hide the id column; the usage names --id-column;
-# a study without a COMPLETE trial says so in infer's words.
+# a study without a COMPLETE trial says so.
 source "$(dirname "$0")/lib.sh"
 STUDY="$WORK/tiny.json"
 write_training_study "$STUDY" 1 "\"storage\": \"$WORK/tiny.journal\""
@@ -80,10 +80,11 @@ expect_config_mismatch "a layer the configuration does not build" \
   'c["approximator"]["flow"]["depth"] = c["approximator"]["flow"]["depth"] - 1'
 expect_config_mismatch "$mismatch" 'c["approximator"]["flow"]["subnet_width"] = 24'
 
-# Item 17: a study without a COMPLETE trial, in infer's words; then the study's best trial with cut weights.
+# Item 17: a study without a COMPLETE trial, as export --best says it (issue 39 item 12); then the study's
+# best trial with cut weights.
 write_training_study "$WORK/open.json" 1 "\"storage\": \"$WORK/open.journal\""
 "$BFHPO" ask "$WORK/open.json" > /dev/null || fail "ask failed"
-expect_user_error "open.json: the study has no COMPLETE trial yet, so no trained model" \
+expect_user_error "open.journal: the study has no COMPLETE trial yet. Fix: run \`bfhpo optimize $WORK/open.json\`" \
   "$BFHPO" infer "$WORK/open.json" --data "$WORK/data.csv" --draws 20
 grep -q "exporting" "$WORK/err" && fail "infer speaks of exporting: $(cat "$WORK/err")"
 "$BFHPO" optimize "$STUDY" > /dev/null 2>&1 || fail "optimize failed"

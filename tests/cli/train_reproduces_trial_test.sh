@@ -41,6 +41,13 @@ print(f"train reproduces trial {r['trial']}: {result['validation_loss']!r} vs {e
 PY
 "$BFHPO" train "$STUDY" --params "$WORK/best.json" --out "$WORK/retrain" > "$WORK/train.txt" 2>&1
 grep -q "a reproduction" "$WORK/train.txt" || fail "train did not say it reproduces: $(cat "$WORK/train.txt")"
+# Issue 39 item 14: the trial's validation loss printed as it is recorded (shortest exact form, not 6 decimals).
+"$OPTUNA_PYTHON" - "$WORK/train.txt" "$WORK/best.json" <<'PY' || fail "the trial's loss is not printed exactly"
+import json, re, sys
+printed = re.search(r"had validation loss (\S+),", open(sys.argv[1]).read()).group(1)
+expected = json.load(open(sys.argv[2]))["trained_with"]["validation_loss"]
+assert float(printed) == expected and printed == repr(expected), (printed, expected)
+PY
 
 # Another seed trains differently, and train says why it is no reproduction.
 "$BFHPO" train "$STUDY" --params "$WORK/best.json" --seed 99 --out "$WORK/reseed" > "$WORK/reseed.txt" 2>&1 ||

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include <sys/stat.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 using bfhpo::InputFile;
@@ -50,12 +51,19 @@ class FilledPipe {
   int ends_[2];
 };
 
-TEST_CASE("read_input_file reads a pipe to its end, and a FIFO nobody writes as empty at once") {
+TEST_CASE("read_input_file reads a pipe to its end, and refuses a FIFO before reading, writer or none") {
   Scratch scratch;
   const auto fifo = scratch.dir / "fifo.json";
   REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
   // Without a writer, a blocking open of the FIFO would wait forever.
-  CHECK(read_input_file(fifo, kStudy).empty());
+  CHECK_THROWS_WITH(read_input_file(fifo, kStudy), Contains("fifo.json") && Contains("is a FIFO") && Contains("Fix:"));
+  // With a writer that never closes it, a read would wait forever.
+  const int writer_read_end = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  const int writer = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+  REQUIRE(writer >= 0);
+  CHECK_THROWS_WITH(read_input_file(fifo, kStudy), Contains("is a FIFO"));
+  ::close(writer);
+  ::close(writer_read_end);
   const FilledPipe pipe("{\"name\": 1}");
   CHECK(read_input_file(pipe.path(), kStudy) == "{\"name\": 1}");
   const FilledPipe long_pipe(std::string(1025, ' '));

@@ -69,3 +69,29 @@ TEST_CASE("infer_data_set: chains' draws get the amortized log q, the check runs
   CHECK(lines[check_line] == inference::model_check_line(*result.predictive, *result.summary_space));
   CHECK(index_of_line_starting(lines, "refinement: ") < check_line);
 }
+
+TEST_CASE("infer_data_set: data with every cell missing skip the summary-space check, saying why",
+          "[data_set_inference]") {
+  Setup setup(test::simulator_at({4, 4, 30, 30}, "2pl", 2, 0.3), 7);
+  auto& [model, data] = setup;
+  data.responses.zero_();
+  data.mask.zero_();
+  std::vector<std::string> lines;
+  inference::InferenceOptions options{40, 2, std::nullopt, inference::PredictiveCheckOptions{500, 0.05, 9},
+                                      std::nullopt};
+  const auto result = inference::infer_data_set(model, data, options, [&](const std::string& l) { lines.push_back(l); });
+  REQUIRE(result.summary_space);
+  CHECK_FALSE(result.summary_space->skipped.empty());
+  CHECK_FALSE(result.summary_space->outside());
+  REQUIRE(result.predictive);
+  const auto json = result.summary_json();
+  CHECK(json["model_check"]["summary_space"]["p_value"].is_null());
+  CHECK(json["model_check"]["summary_space"]["skipped"] == result.summary_space->skipped);
+  bool warned = false;
+  for (const auto& line : lines)
+    warned |= line == "warning: model check: the summary-space check is left out: " + result.summary_space->skipped;
+  CHECK(warned);
+  const auto check_line = index_of_line_starting(lines, "model check: ");
+  REQUIRE(check_line < lines.size());
+  CHECK_THAT(lines[check_line], Catch::Contains("summary-space check left out") && !Catch::Contains("nan"));
+}

@@ -69,3 +69,23 @@ TEST_CASE("estimate_item_parameters: the prior weighs in where the persons are f
   CHECK(pulled.select(1, 0).abs().max().item<double>() < 0.15);
   CHECK(loose.select(1, 0).abs().max().item<double>() > 0.2);
 }
+
+TEST_CASE("check_item_estimate_memory: over the budget, the data file and the most persons that fit",
+          "[item_estimates]") {
+  // A million persons: each persons x grid table alone is 968 MB.
+  CHECK(inference::item_estimate_memory_mb(1'000'000, 6, 2) > 4 * 968e6 / (1024.0 * 1024.0));
+  CHECK(inference::item_estimate_memory_mb(2000, 6, 2) == Approx(2 * inference::item_estimate_memory_mb(1000, 6, 2)));
+  inference::ResponseMatrix data;
+  data.source = "big.csv";
+  data.responses = torch::zeros({1000, 6});
+  data.mask = torch::ones({1000, 6});
+  const double need = inference::item_estimate_memory_mb(1000, 6, 2);
+  CHECK_NOTHROW(inference::check_item_estimate_memory(data, 2, need));
+  const double budget = need / 4;
+  const auto fitting = static_cast<int64_t>(std::floor(budget / inference::item_estimate_memory_mb(1, 6, 2)));
+  CHECK(inference::item_estimate_memory_mb(fitting, 6, 2) <= budget);
+  CHECK(inference::item_estimate_memory_mb(fitting + 1, 6, 2) > budget);
+  CHECK_THROWS_WITH(inference::check_item_estimate_memory(data, 2, budget),
+                    Catch::StartsWith("big.csv: estimating each item's parameters on 1000 persons x 6 items") &&
+                        Catch::Contains("Fix: give a random sample of at most " + std::to_string(fitting) + " persons"));
+}

@@ -130,6 +130,22 @@ TEST_CASE("check_options_valid: a check that could flag nothing is refused", "[p
   CHECK_THROWS_AS(inference::check_options_valid({1, 0.5, 1}, 5, "x"), UserError);
 }
 
+TEST_CASE("default_replications: 500, or the fewest that can flag an item of many statistics",
+          "[posterior_predictive_check]") {
+  CHECK(inference::default_replications(6, 0.05) == 500);  // a binary item: 0.05 / 6 is far above 2 / 501
+  // A graded item of K = 9 has 13 statistics: 0.05 / 13 needs 520 replications; 500 could flag nothing.
+  const auto k9 = static_cast<int64_t>(inference::item_statistic_names(9).size());
+  REQUIRE(k9 == 13);
+  CHECK(inference::default_replications(k9, 0.05) == 520);
+  CHECK_NOTHROW(inference::check_options_valid({inference::default_replications(k9, 0.05), 0.05, 1}, k9, "x"));
+  CHECK_THROWS_WITH(inference::check_options_valid({519, 0.05, 1}, k9, "x"), Catch::Contains("at least 520"));
+  const auto k30 = static_cast<int64_t>(inference::item_statistic_names(30).size());
+  CHECK_NOTHROW(inference::check_options_valid({inference::default_replications(k30, 0.01), 0.01, 1}, k30, "x"));
+  // An alpha check_options_valid refuses leaves the default as it is.
+  CHECK(inference::default_replications(k9, 0.0) == 500);
+  CHECK(inference::default_replications(k9, 1.5) == 500);
+}
+
 TEST_CASE("posterior_predictive_check: with the true parameters, false flags at most at the nominal rate",
           "[posterior_predictive_check]") {
   // 4 data sets x 30 items of the 2PL, the posterior a point at the truth.

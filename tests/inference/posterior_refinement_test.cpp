@@ -10,6 +10,7 @@
 #include "inference/posterior_refinement.hpp"
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -292,11 +293,68 @@ TEST_CASE("mcmc from a poor start and importance from a good proposal agree on a
 TEST_CASE("refinement options: bad ones are user errors", "[trials][refinement]") {
   inference::RefinementOptions options;
   options.method = "nuts";
-  CHECK_THROWS_AS(inference::check_refinement_options(options, "test"), UserError);
+  CHECK_THROWS_AS(inference::check_refinement_options(options, 1000, "test"), UserError);
   options.method = "mcmc";
   options.chains = 1;
-  CHECK_THROWS_AS(inference::check_refinement_options(options, "test"), UserError);
+  CHECK_THROWS_AS(inference::check_refinement_options(options, 1000, "test"), UserError);
   options.chains = 4;
   options.sampling_sweeps = 5;
-  CHECK_THROWS_AS(inference::check_refinement_options(options, "test"), UserError);
+  CHECK_THROWS_AS(inference::check_refinement_options(options, 1000, "test"), UserError);
+}
+
+TEST_CASE("refinement options: more chains than draws, too few draws to smooth, sweeps past the most",
+          "[trials][refinement]") {
+  using Catch::Contains;
+  inference::RefinementOptions options{"mcmc", 4, 500, 1500, 1};
+  CHECK_NOTHROW(inference::check_refinement_options(options, 4, "test"));
+  CHECK_THROWS_WITH(inference::check_refinement_options(options, 3, "test"),
+                    Contains("4 chains from 3 amortized draws") && Contains("Fix: give --refine-chains 3"));
+  options.method = "importance";  // runs no chains
+  CHECK_NOTHROW(inference::check_refinement_options(options, 30, "test"));
+  options.chains = 40;
+  CHECK_NOTHROW(inference::check_refinement_options(options, 30, "test"));
+  options.method = "auto";
+  CHECK_THROWS_WITH(inference::check_refinement_options(options, 30, "test"), Contains("40 chains from 30"));
+  options.chains = 4;
+  for (const char* method : {"importance", "auto"}) {
+    options.method = method;
+    CHECK_NOTHROW(inference::check_refinement_options(options, inference::kFewestSmoothedDraws, "test"));
+    CHECK_THROWS_WITH(inference::check_refinement_options(options, inference::kFewestSmoothedDraws - 1, "test"),
+                      Contains("importance sampling of 20 draws") && Contains("at least 21"));
+  }
+  options.method = "mcmc";
+  options.warmup_sweeps = std::numeric_limits<int64_t>::max();  // plus the sampling sweeps: past int64
+  CHECK_THROWS_WITH(inference::check_refinement_options(options, 1000, "test"), Contains("at most 10000000 together"));
+  options.warmup_sweeps = inference::kMostSweeps - options.sampling_sweeps;
+  CHECK_NOTHROW(inference::check_refinement_options(options, 1000, "test"));
+  options.warmup_sweeps += 1;
+  CHECK_THROWS_AS(inference::check_refinement_options(options, 1000, "test"), UserError);
+}
+
+TEST_CASE("Pareto smoothing: the k-hat threshold of S draws, stated in the refinement's line and warning",
+          "[trials][refinement]") {
+  CHECK(inference::pareto_k_threshold(100) == Approx(0.5));
+  CHECK(inference::pareto_k_threshold(1000) == Approx(2.0 / 3.0));
+  CHECK(inference::pareto_k_threshold(100000) == Approx(0.7));
+  CHECK_THROWS_AS(inference::pareto_smooth(std::vector<double>(inference::kFewestSmoothedDraws - 1, 0.0)),
+                  std::invalid_argument);
+  // The fewest draws smooth a tail of 5 (ceil(0.2 x 21)) without an error.
+  std::vector<double> ratios;
+  for (int64_t s = 0; s < inference::kFewestSmoothedDraws; ++s) ratios.push_back(0.1 * static_cast<double>(s * s % 7));
+  CHECK_NOTHROW(inference::pareto_smooth(ratios));
+
+  inference::Refinement refinement;
+  refinement.method = "amortized";
+  refinement.pareto_k = 0.6;
+  refinement.pareto_k_threshold = inference::pareto_k_threshold(100);
+  refinement.importance_ess = 30;
+  refinement.importance_reliable = false;
+  refinement.max_rhat = refinement.min_ess = refinement.acceptance = std::numeric_limits<double>::quiet_NaN();
+  refinement.posterior.draws = torch::zeros({3, 100, 2});
+  CHECK_THAT(refinement.line(), Catch::Contains("Pareto k-hat 0.6 ") && Catch::Contains("unreliable, not below 0.5)"));
+  CHECK_THAT(refinement.line(), !Catch::Contains("0.7"));
+  REQUIRE(refinement.warning());
+  CHECK_THAT(*refinement.warning(), Catch::Contains("k-hat 0.6 >= 0.5, the threshold at 100 draws") &&
+                                        !Catch::Contains("0.7"));
+  CHECK(refinement.to_json()["pareto_k_threshold"] == 0.5);
 }

@@ -9,6 +9,7 @@
 
 #include <fstream>
 #include <random>
+#include <stdexcept>
 
 using namespace bfhpo::inference;
 using bfhpo::UserError;
@@ -232,4 +233,88 @@ TEST_CASE("draft_study: log a's prior is centred on the file's items where the d
   for (const auto& choice : draft_study(data, "grm", "scale.csv", {0.76, 0.98}).choices)
     stated |= choice.what == "priors log_a N(0.9, 0.5)" && choice.why.find("0.76 to 0.98") != std::string::npos;
   CHECK(stated);
+}
+
+namespace {
+
+const StudyChoice& choice_starting(const StudyDraft& draft, const std::string& what) {
+  for (const auto& choice : draft.choices)
+    if (choice.what.rfind(what, 0) == 0) return choice;
+  FAIL("no choice starts with " << what);
+  throw std::logic_error("unreachable");
+}
+
+}  // namespace
+
+TEST_CASE("draft_study: the study's name from a file name with a tab, a newline or bytes that are not UTF-8",
+          "[study_from_data]") {
+  const auto named = [](const std::string& file) {
+    const auto draft = draft_study(random_summary(100, 8, 2), "2pl", file);
+    const std::string text = draft.study.dump();  // JSON is UTF-8: throws on a byte that is not
+    return bfhpo::hpo::parse_study_spec(nlohmann::json::parse(text), "study.json").name;  // every verb's reader
+  };
+  CHECK(named("/data/a\tb\nc.csv") == "a_b_c-2pl");
+  CHECK(named("/data/caf\xff\xfe.csv") == "caf__-2pl");
+  CHECK(named("/data/\xe2\x82.csv") == "__-2pl");  // a sequence cut short
+  CHECK(named("/data/\xed\xa0\x80.csv") == "___-2pl");  // a surrogate is not UTF-8
+  CHECK(named("/data/caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80.csv") == "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80-2pl");
+}
+
+TEST_CASE("draft_study: one parameter per item in the singular", "[study_from_data]") {
+  CHECK_THAT(choice_starting(draft_study(random_summary(100, 8, 2), "rasch", "a.csv"), "training ").why,
+             Catch::StartsWith("1 parameter per item;"));
+  CHECK_THAT(choice_starting(draft_study(random_summary(100, 8, 2), "2pl", "a.csv"), "training ").why,
+             Catch::StartsWith("2 parameters per item;"));
+}
+
+TEST_CASE("draft_study: a file missing more than training's most says what lies beyond the range",
+          "[study_from_data]") {
+  const auto within = choice_starting(draft_study(random_summary(400, 12, 2, 0.3, 7), "2pl", "a.csv"), "missing ");
+  CHECK_THAT(within.why, Catch::Contains("so the file's empty cells are read as missing"));
+  auto sparse = random_summary(2000, 12, 2, 0.99, 7);
+  const double share = sparse.missing_share();
+  REQUIRE(share > kMostMissing);
+  const auto draft = draft_study(sparse, "2pl", "sparse.csv");
+  CHECK(draft.study["simulator"]["missing"][1] == kMostMissing);
+  const auto beyond = choice_starting(draft, "missing ");
+  CHECK_THAT(beyond.why, Catch::Contains("capped at 0.95") && Catch::Contains("the file's share itself lies beyond it") &&
+                             !Catch::Contains("read as missing"));
+  // Only one item beyond it.
+  auto one = random_summary(400, 12, 2, 0.3, 7);
+  one.items[3].answered = 4;
+  CHECK_THAT(choice_starting(draft_study(one, "2pl", "a.csv"), "missing ").why,
+             Catch::Contains("capped at 0.95") && Catch::Contains("the shares of the items missing more lie beyond it"));
+}
+
+TEST_CASE("fresh_journal: the default journal when free, else the first free <stem>-N.journal beside it",
+          "[study_from_data]") {
+  ScratchFolder scratch("study_from_data", "fresh_journal");
+  const auto study = scratch.dir / "study.json";
+  CHECK_FALSE(fresh_journal(study));
+  std::ofstream(scratch.dir / "study.json.journal") << "old trials\n";
+  CHECK(fresh_journal(study) == std::string("study-2.journal"));
+  std::ofstream(scratch.dir / "study-2.journal") << "older trials\n";
+  CHECK(fresh_journal(study) == std::string("study-3.journal"));
+  // Read back as "storage" is: beside the study file.
+  auto draft = draft_study(random_summary(100, 8, 2), "2pl", "a.csv");
+  draft.study["storage"] = *fresh_journal(study);
+  const auto spec = bfhpo::hpo::parse_study_spec(nlohmann::json::parse(draft.study.dump()), study);
+  CHECK(spec.storage == scratch.dir / "study-3.journal");
+}
+
+TEST_CASE("init_response_format: a cell that is no response gets what the model's file holds", "[study_from_data]") {
+  ScratchFolder scratch("study_from_data", "init_format");
+  const auto file = scratch.dir / "bad.csv";
+  std::ofstream(file) << "q1,q2\n0,1\n1,x\n";
+  const auto error = [&](const std::string& model) {
+    try {
+      read_response_matrix(file, "", init_response_format(model));
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK_THAT(error("2pl"), Catch::Contains("'x' is not a response of this model. Fix: 0 or 1 (the 2pl model's responses)") &&
+                               !Catch::Contains("100"));
+  CHECK_THAT(error("grm"), Catch::Contains("Fix: an integer 0..K-1 (a graded model's K categories"));
 }
