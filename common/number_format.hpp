@@ -35,6 +35,11 @@ inline std::string format_mb(double mb) {
 }
 
 // Durations: "0.8 s", "42 s", "3:07" (minutes:seconds), "1:02:03".
+// Megabytes rounded up to a whole number, "803 MB": memory a refusal says is needed or there.
+inline std::string format_whole_mb(double mb) {
+  return std::to_string(static_cast<long long>(std::ceil(mb))) + " MB";
+}
+
 inline std::string format_duration(double seconds) {
   char text[40];
   if (seconds < 10) {

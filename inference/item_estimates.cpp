@@ -1,5 +1,6 @@
 #include "inference/item_estimates.hpp"
 
+#include "common/number_format.hpp"
 #include "common/user_error.hpp"
 #include "inference/marginal_likelihood.hpp"
 #include "inference/posterior_inference.hpp"
@@ -38,7 +39,6 @@ torch::Tensor item_parameters(const torch::Tensor& free, const std::vector<int64
 // Persons x grid points tables estimate_item_parameters holds at once (see the header).
 constexpr double kGridTablesAtOnce = 4.0;
 
-std::string whole_mb(double mb) { return std::to_string(static_cast<int64_t>(std::ceil(mb))) + " MB"; }
 
 }  // namespace
 
@@ -58,8 +58,8 @@ void check_item_estimate_memory(const ResponseMatrix& data, int64_t categories, 
   const auto fitting = static_cast<int64_t>(std::floor(budget.mb / per_person_mb));
   throw UserError(data.source + ": estimating each item's parameters on " + std::to_string(persons) +
                   " persons x " + std::to_string(items) + " items (every ability integrated out on a grid of " +
-                  std::to_string(kAbilityGridPoints) + " points a person) needs about " + whole_mb(need_mb) +
-                  ", more than the " + whole_mb(budget.mb) + " there is" +
+                  std::to_string(kAbilityGridPoints) + " points a person) needs about " + format_whole_mb(need_mb) +
+                  ", more than the " + format_whole_mb(budget.mb) + " there is" +
                   (budget.what.empty() ? "" : " (" + budget.what + ")") + ". Fix: give a random sample of at most " +
                   std::to_string(fitting) + " persons (rows), or run where more memory is free");
 }

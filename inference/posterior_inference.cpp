@@ -4,6 +4,7 @@
 
 #include "common/config_reader.hpp"
 #include "common/csv_field.hpp"
+#include "common/number_format.hpp"
 #include "common/user_error.hpp"
 #include "hpo/storage/postgres_url.hpp"
 #include "hpo/study.hpp"
@@ -245,11 +246,6 @@ int64_t largest_fitting(int64_t low, int64_t high, const Fits& fits) {
   return low;
 }
 
-std::string whole_mb(double mb) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.0f MB", std::ceil(mb));
-  return text;
-}
 
 constexpr int kMaxProposalRounds = 50;
 
@@ -365,8 +361,8 @@ void check_inference_memory(const TrainedModel& model, const ResponseMatrix& dat
   for (const auto& name : data.item_names) longest_name = std::max(longest_name, name.size());
   const auto need_mb = [&](int64_t p, int64_t j, int64_t n) { return inference_memory_mb(model, p, j, n, longest_name); };
   if (need_mb(persons, items, n_draws) <= budget_mb) return;
-  const std::string over = " need about " + whole_mb(need_mb(persons, items, n_draws)) +
-                           ", more than infer's memory budget of " + whole_mb(budget_mb) +
+  const std::string over = " need about " + format_whole_mb(need_mb(persons, items, n_draws)) +
+                           ", more than infer's memory budget of " + format_whole_mb(budget_mb) +
                            (budget.what.empty() ? "" : " (" + budget.what + ")");
   constexpr int64_t kFewestDraws = 2;
   if (need_mb(persons, items, kFewestDraws) <= budget_mb) {
