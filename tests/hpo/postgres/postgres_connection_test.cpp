@@ -149,6 +149,12 @@ TEST_CASE("a transaction whose COMMIT went through but whose answer was lost is 
     explicit WaitForAStandby(PostgresConnection& admin) : admin(admin) {
       admin.exec("ALTER SYSTEM SET synchronous_standby_names = 'bfhpo_no_such_standby'");
       admin.exec("SELECT pg_reload_conf()");
+      // The reload is a signal the server handles when it gets to it: a connection opened before then
+      // would commit without waiting. A backend shows the setting once the server has passed it on.
+      for (int tries = 0; tries < 500; ++tries) {
+        if (admin.exec("SHOW synchronous_standby_names").text(0, 0) == "bfhpo_no_such_standby") break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
     }
     ~WaitForAStandby() {
       admin.exec("ALTER SYSTEM RESET synchronous_standby_names");
