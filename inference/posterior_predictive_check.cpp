@@ -22,6 +22,7 @@ namespace {
 using nlohmann::json;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // Rest scores are means of multiples of 1 / (K - 1): two that are equal as
 // numbers differ by rounding only, far below this.
 constexpr double kTieTolerance = 1e-9;
@@ -33,16 +34,31 @@ double mean_of(const std::vector<double>& values) {
   return sum / static_cast<double>(values.size());
 }
 
-double pearson(const std::vector<double>& x, const std::vector<double>& y) {
-  if (x.size() < 2) return kNaN;
-  const double mx = mean_of(x), my = mean_of(y);
-  double sxy = 0.0, sxx = 0.0, syy = 0.0;
-  for (size_t i = 0; i < x.size(); ++i) {
-    sxy += (x[i] - mx) * (y[i] - my);
-    sxx += (x[i] - mx) * (x[i] - mx);
-    syy += (y[i] - my) * (y[i] - my);
-  }
-  return sxx > 0.0 && syy > 0.0 ? sxy / std::sqrt(sxx * syy) : kNaN;
+// Per item, the sd of its correlations with each other item over the persons
+// who answered both (pairs with fewer than two such persons or no variance
+// left out; NaN with fewer than two pairs left): [R, J] from scaled [R, P, J]
+// and mask [P, J], by pairwise sums.
+torch::Tensor pair_correlation_sd(const torch::Tensor& scaled, const torch::Tensor& mask) {
+  const auto y = scaled * mask;
+  const auto y_t = y.transpose(1, 2);
+  const auto n = mask.t().matmul(mask);              // [J, K]: persons who answered both
+  const auto sum_j = y_t.matmul(mask);               // [R, J, K]: sum of y_j over them
+  const auto square_j = (y * y).transpose(1, 2).matmul(mask);
+  const auto cross = y_t.matmul(y);
+  const auto mean_j = sum_j / n, mean_k = sum_j.transpose(1, 2) / n;
+  const auto covariance = cross / n - mean_j * mean_k;
+  const auto variance_j = square_j / n - mean_j * mean_j,
+             variance_k = square_j.transpose(1, 2) / n - mean_k * mean_k;
+  const auto items = mask.size(1);
+  const auto defined = n.ge(2.0) & variance_j.gt(1e-12) & variance_k.gt(1e-12) &
+                       ~torch::eye(items, torch::TensorOptions().dtype(torch::kBool));
+  const auto r = torch::where(defined, covariance / (variance_j * variance_k).clamp_min(1e-300).sqrt(),
+                              torch::zeros_like(covariance));
+  const auto count = defined.to(torch::kFloat64).sum(-1);
+  const auto mean = r.sum(-1) / count.clamp_min(1.0);
+  const auto centred = torch::where(defined, r - mean.unsqueeze(-1), torch::zeros_like(r));
+  const auto sd = (centred.pow(2).sum(-1) / (count - 1.0).clamp_min(1.0)).sqrt();
+  return torch::where(count.ge(2.0), sd, torch::full_like(sd, kNaN));
 }
 
 // Linear interpolation between order statistics of sorted, non-empty values.
@@ -53,60 +69,59 @@ double sorted_quantile(const std::vector<double>& sorted, double q) {
   return sorted[below] + (position - static_cast<double>(below)) * (sorted[above] - sorted[below]);
 }
 
-// Mean of `scores` over the persons whose rest score passes `in_group`.
-template <typename InGroup>
-double group_mean(const std::vector<double>& scores, const std::vector<double>& rests, const InGroup& in_group) {
-  std::vector<double> group;
-  for (size_t i = 0; i < scores.size(); ++i)
-    if (in_group(rests[i])) group.push_back(scores[i]);
-  return mean_of(group);
+// The same for each row of `sorted` [R, J, P] among its first `counts` [J]
+// entries: [R, J], NaN where a row has none.
+torch::Tensor sorted_quantile(const torch::Tensor& sorted, const torch::Tensor& counts, double q) {
+  const auto last = (counts - 1.0).clamp_min(0.0);
+  const auto position = q * last;
+  const auto below = position.floor();
+  const auto above = torch::minimum(below + 1.0, last);
+  const auto value_at = [&](const torch::Tensor& index) {
+    return sorted.gather(-1, index.to(torch::kLong).unsqueeze(-1).expand({sorted.size(0), -1, 1})).squeeze(-1);
+  };
+  const auto at_below = value_at(below);
+  const auto value = at_below + (position - below) * (value_at(above) - at_below);
+  return torch::where(counts.gt(0.0), value, torch::full_like(value, kNaN));
 }
 
-// Per item, the sd of its correlations with each other item over the persons
-// who answered both (pairs with fewer than two such persons or no variance
-// left out; NaN with fewer than two pairs left): [J], from pairwise sums.
-torch::Tensor pair_correlation_sd(const torch::Tensor& scaled, const torch::Tensor& mask) {
-  const auto y = scaled * mask;
-  const auto n = mask.t().matmul(mask);              // [j, k]: persons who answered both
-  const auto sum_j = y.t().matmul(mask);             // sum of y_j over them
-  const auto square_j = (y * y).t().matmul(mask);
-  const auto cross = y.t().matmul(y);
-  const auto mean_j = sum_j / n, mean_k = sum_j.t() / n;
-  const auto covariance = cross / n - mean_j * mean_k;
-  const auto variance_j = square_j / n - mean_j * mean_j, variance_k = square_j.t() / n - mean_k * mean_k;
-  const auto items = mask.size(1);
-  const auto defined = n.ge(2.0) & variance_j.gt(1e-12) & variance_k.gt(1e-12) &
-                       ~torch::eye(items, torch::TensorOptions().dtype(torch::kBool));
-  const auto r = torch::where(defined, covariance / (variance_j * variance_k).clamp_min(1e-300).sqrt(),
-                              torch::zeros_like(n));
-  const auto count = defined.to(torch::kFloat64).sum(1);
-  const auto mean = r.sum(1) / count.clamp_min(1.0);
-  const auto centred = torch::where(defined, r - mean.unsqueeze(1), torch::zeros_like(r));
-  const auto sd = (centred.pow(2).sum(1) / (count - 1.0).clamp_min(1.0)).sqrt();
-  return torch::where(count.ge(2.0), sd, torch::full_like(sd, kNaN));
+// Sums over persons (dim 1 of [R, P, J]) divided by `counts` [J]: NaN where a count is 0.
+torch::Tensor mean_over_persons(const torch::Tensor& values, const torch::Tensor& counts) {
+  return values.sum(1) / counts;
 }
 
-// Replicated matrices [R, P, J] (float32, 0 where missing), one from each of
-// R sets of item parameters [R, J, D]: abilities from their conditional
+// Replicated matrices [R, P, J] (float32, 0 where missing), replication r
+// from the item parameters draws[draw_of[r]] (draws [U, J, D], each set's
+// replications together in draw_of): abilities from their conditional
 // posterior on the grid given that set (every item and category in one
-// product, [P, J K] x [R, J K, G]), then responses.
-torch::Tensor replicate(const models::ItemResponseModel& model, const torch::Tensor& item_params,
-                        const torch::Tensor& answered_one_hot, const torch::Tensor& mask, at::Generator& generator) {
-  const int64_t sets = item_params.size(0), persons = mask.size(0), items = mask.size(1);
+// product, [P, J K] x [U, J K, G], once a set however many replications
+// share it), then responses.
+torch::Tensor replicate(const models::ItemResponseModel& model, const torch::Tensor& draws,
+                        const std::vector<int64_t>& draw_of, const torch::Tensor& answered_one_hot,
+                        const torch::Tensor& mask, at::Generator& generator) {
+  const int64_t sets = draws.size(0), persons = mask.size(0), items = mask.size(1);
+  const auto replications = static_cast<int64_t>(draw_of.size());
+  std::vector<int64_t> occurrence(draw_of.size(), 0);
+  for (size_t r = 1; r < draw_of.size(); ++r) occurrence[r] = draw_of[r] == draw_of[r - 1] ? occurrence[r - 1] + 1 : 0;
+  const int64_t most = *std::max_element(occurrence.begin(), occurrence.end()) + 1;
   const auto options = torch::TensorOptions().dtype(torch::kFloat64);
   const auto grid = torch::linspace(-kAbilityLimit, kAbilityLimit, kAbilityGridPoints, options);
-  const auto params = item_params.to(torch::kFloat64);
+  const auto params = draws.to(torch::kFloat64);
+  // The ability table in float32: it only weights a draw from the grid (relative error 1e-6), at half the cost.
   const auto log_p = models::category_probabilities(model, grid.unsqueeze(0).expand({sets, kAbilityGridPoints}), params)
                          .clamp_min(1e-300)
-                         .log();  // [R, G, J, K]
+                         .log()
+                         .to(torch::kFloat32);  // [U, G, J, K]
   const auto log_likelihood = torch::matmul(answered_one_hot.reshape({persons, -1}),
-                                            log_p.reshape({sets, kAbilityGridPoints, -1}).transpose(1, 2));  // [R, P, G]
-  const auto weights = torch::softmax(log_likelihood - 0.5 * grid * grid, 2).reshape({sets * persons, -1});
-  const auto cell = at::multinomial(weights, 1, true, generator).reshape({sets, persons});
+                                            log_p.reshape({sets, kAbilityGridPoints, -1}).transpose(1, 2));  // [U, P, G]
+  const auto log_prior = (-0.5 * grid * grid).to(torch::kFloat32);
+  const auto weights = torch::softmax(log_likelihood + log_prior, 2).reshape({sets * persons, -1});
+  const auto cells = at::multinomial(weights, most, true, generator).reshape({sets, persons, most});
+  const auto set_index = torch::tensor(draw_of, torch::kLong);
+  const auto cell = cells.index({set_index, torch::indexing::Slice(), torch::tensor(occurrence, torch::kLong)});
   const double step = 2.0 * kAbilityLimit / static_cast<double>(kAbilityGridPoints - 1);
-  const auto theta = grid.index({cell}) + (at::rand({sets, persons}, generator, options) - 0.5) * step;
-  const auto exceed = model.exceedance_probabilities(theta, params);  // [R, P, J, K-1]
-  const auto u = at::rand({sets, persons, items}, generator, options);
+  const auto theta = grid.index({cell}) + (at::rand({replications, persons}, generator, options) - 0.5) * step;
+  const auto exceed = model.exceedance_probabilities(theta, params.index_select(0, set_index));  // [R, P, J, K-1]
+  const auto u = at::rand({replications, persons, items}, generator, options);
   return (u.unsqueeze(-1) < exceed).sum(-1).to(torch::kFloat32) * mask;
 }
 
@@ -143,44 +158,44 @@ std::vector<std::string> item_statistic_names(int64_t n_categories) {
 }
 
 torch::Tensor item_statistics(const torch::Tensor& responses, const torch::Tensor& mask, int64_t n_categories) {
-  const auto y_tensor = responses.to(torch::kFloat64).contiguous();
-  const auto m_tensor = mask.to(torch::kFloat64).contiguous();
-  const auto y = y_tensor.accessor<double, 2>();
-  const auto m = m_tensor.accessor<double, 2>();
-  const int64_t persons = y.size(0), items = y.size(1);
-  const double top = static_cast<double>(n_categories - 1);
-  std::vector<double> person_sum(static_cast<size_t>(persons), 0.0), person_count(static_cast<size_t>(persons), 0.0);
-  for (int64_t p = 0; p < persons; ++p)
-    for (int64_t j = 0; j < items; ++j)
-      if (m[p][j] > 0.0) {
-        person_sum[static_cast<size_t>(p)] += y[p][j] / top;
-        person_count[static_cast<size_t>(p)] += 1.0;
-      }
-  auto out = torch::full({n_categories + 4, items}, kNaN, torch::kFloat64);
-  auto o = out.accessor<double, 2>();
-  for (int64_t j = 0; j < items; ++j) {
-    std::vector<double> counts(static_cast<size_t>(n_categories), 0.0), scores, rests;
-    double answered = 0.0;
-    for (int64_t p = 0; p < persons; ++p) {
-      if (m[p][j] <= 0.0) continue;
-      answered += 1.0;
-      counts[static_cast<size_t>(y[p][j])] += 1.0;
-      const double others = person_count[static_cast<size_t>(p)] - 1.0;
-      if (others <= 0.0) continue;
-      scores.push_back(y[p][j] / top);
-      rests.push_back((person_sum[static_cast<size_t>(p)] - y[p][j] / top) / others);
-    }
-    if (answered > 0.0)
-      for (int64_t k = 0; k < n_categories; ++k) o[k][j] = counts[static_cast<size_t>(k)] / answered;
-    o[n_categories][j] = pearson(scores, rests);
-    if (rests.empty()) continue;
-    auto sorted = rests;
-    std::sort(sorted.begin(), sorted.end());
-    const double lower = sorted_quantile(sorted, 1.0 / 3.0), upper = sorted_quantile(sorted, 2.0 / 3.0);
-    o[n_categories + 1][j] = group_mean(scores, rests, [&](double rest) { return rest < lower - kTieTolerance; });
-    o[n_categories + 2][j] = group_mean(scores, rests, [&](double rest) { return rest > upper + kTieTolerance; });
-  }
-  out[n_categories + 3] = pair_correlation_sd(y_tensor / top, m_tensor);
+  if (responses.dim() == 2) return item_statistics(responses.unsqueeze(0), mask, n_categories).squeeze(0);
+  const auto options = torch::TensorOptions().dtype(torch::kFloat64);
+  const auto m = mask.to(torch::kFloat64);
+  const auto y = responses.to(torch::kFloat64) * m;  // [R, P, J]
+  const int64_t sets = y.size(0), items = y.size(2);
+  const auto score = y / static_cast<double>(n_categories - 1);
+  const auto answered = m.sum(0);                 // [J]
+  const auto others = m.sum(1) - 1.0;             // [P]: a person's other items (when answering this one)
+  // Persons in item j's correlation and tertiles: those who answered it and at least one other.
+  const auto in_item = m * others.gt(0.0).to(torch::kFloat64).unsqueeze(1);  // [P, J]
+  const auto in_count = in_item.sum(0);           // [J]
+  const auto rest = (score.sum(2, true) - score) / others.clamp_min(1.0).view({1, -1, 1});
+
+  auto out = torch::empty({sets, n_categories + 4, items}, options);
+  for (int64_t k = 0; k < n_categories; ++k)
+    out.select(1, k).copy_(mean_over_persons(y.eq(static_cast<double>(k)).to(torch::kFloat64) * m, answered));
+
+  // Pearson's r of score and rest score, from centred sums.
+  const auto centred_score = (score - mean_over_persons(score * in_item, in_count).unsqueeze(1)) * in_item;
+  const auto centred_rest = (rest - mean_over_persons(rest * in_item, in_count).unsqueeze(1)) * in_item;
+  const auto sxy = (centred_score * centred_rest).sum(1), sxx = centred_score.pow(2).sum(1),
+             syy = centred_rest.pow(2).sum(1);
+  const auto defined = in_count.ge(2.0) & sxx.gt(0.0) & syy.gt(0.0);
+  out.select(1, n_categories)
+      .copy_(torch::where(defined, sxy / (sxx * syy).clamp_min(1e-300).sqrt(), torch::full_like(sxy, kNaN)));
+
+  // Mean score below the rest score's lower tertile and above its upper one.
+  const auto in_item_bool = in_item.gt(0.0);
+  const auto rest_rows = torch::where(in_item_bool, rest, torch::full_like(rest, kInfinity)).transpose(1, 2);
+  const auto sorted = std::get<0>(rest_rows.sort(-1));  // [R, J, P]: each item's rests first, in order
+  const auto lower = sorted_quantile(sorted, in_count, 1.0 / 3.0).unsqueeze(1);
+  const auto upper = sorted_quantile(sorted, in_count, 2.0 / 3.0).unsqueeze(1);
+  const auto low_group = (rest < lower - kTieTolerance).to(torch::kFloat64) * in_item;
+  const auto high_group = (rest > upper + kTieTolerance).to(torch::kFloat64) * in_item;
+  out.select(1, n_categories + 1).copy_(mean_over_persons(score * low_group, low_group.sum(1)));
+  out.select(1, n_categories + 2).copy_(mean_over_persons(score * high_group, high_group.sum(1)));
+
+  out.select(1, n_categories + 3).copy_(pair_correlation_sd(score, m));
   return out;
 }
 
@@ -273,25 +288,28 @@ PredictiveCheck posterior_predictive_check(const models::ItemResponseModel& mode
   torch::NoGradGuard no_grad;
   const auto observed_tensor = item_statistics(data.responses, data.mask, n_categories);
   const auto answered_one_hot =
-      torch::one_hot(data.responses.to(torch::kLong), n_categories).to(torch::kFloat64) *
-      data.mask.to(torch::kFloat64).unsqueeze(-1);
+      torch::one_hot(data.responses.to(torch::kLong), n_categories).to(torch::kFloat32) *
+      data.mask.to(torch::kFloat32).unsqueeze(-1);
   const int64_t n_draws = posterior.draws.size(1);
   // Replications simulated at once: their [R, P, G] ability table within kGridTableElements (8 MB). Each
   // chunk has its own generator and the chunks share the cores (one BLAS thread each, no waiting on
   // each other's small products), so the check is the same whatever the number of cores.
   const int64_t at_once = std::max<int64_t>(1, kGridTableElements / (data.responses.size(0) * kAbilityGridPoints));
   const int64_t chunks = (options.replications + at_once - 1) / at_once;
-  std::vector<std::vector<torch::Tensor>> chunk_statistics(static_cast<size_t>(chunks));
+  std::vector<torch::Tensor> chunk_statistics(static_cast<size_t>(chunks));
   const auto replicate_chunk = [&](int64_t chunk) {
     const int64_t start = chunk * at_once, count = std::min(at_once, options.replications - start);
-    std::vector<int64_t> chosen;
-    for (int64_t r = start; r < start + count; ++r) chosen.push_back(r * n_draws / options.replications);
+    std::vector<int64_t> chosen, draw_of;  // the draws this chunk uses, and each replication's among them
+    for (int64_t r = start; r < start + count; ++r) {
+      const int64_t draw = r * n_draws / options.replications;
+      if (chosen.empty() || chosen.back() != draw) chosen.push_back(draw);
+      draw_of.push_back(static_cast<int64_t>(chosen.size()) - 1);
+    }
     const auto params = posterior.draws.index_select(1, torch::tensor(chosen, torch::kLong)).transpose(0, 1);
     auto generator =
         at::make_generator<at::CPUGeneratorImpl>(models::mix_seed(options.seed, 0x50505043ULL + static_cast<uint64_t>(chunk)));
-    const auto y_rep = replicate(model, params, answered_one_hot, data.mask, generator);
-    for (int64_t r = 0; r < count; ++r)
-      chunk_statistics[static_cast<size_t>(chunk)].push_back(item_statistics(y_rep[r], data.mask, n_categories));
+    const auto y_rep = replicate(model, params, draw_of, answered_one_hot, data.mask, generator);
+    chunk_statistics[static_cast<size_t>(chunk)] = item_statistics(y_rep, data.mask, n_categories);
   };
   {
     const trials::SingleThreadedKernels single_threaded;
@@ -311,10 +329,7 @@ PredictiveCheck posterior_predictive_check(const models::ItemResponseModel& mode
     for (const auto& error : errors)
       if (error) std::rethrow_exception(error);
   }
-  std::vector<torch::Tensor> replicated_parts;
-  for (auto& statistics : chunk_statistics)
-    for (auto& part : statistics) replicated_parts.push_back(std::move(part));
-  const auto replicated_tensor = torch::stack(replicated_parts);  // [R, S, J]
+  const auto replicated_tensor = torch::cat(chunk_statistics);  // [R, S, J]
   const auto obs = observed_tensor.accessor<double, 2>();
   const auto rep = replicated_tensor.accessor<double, 3>();
 

@@ -110,6 +110,27 @@ TEST_CASE("item_statistics: category shares, item-rest correlation and tertile m
   CHECK(stats[1][0].item<double>() == 1.0);
 }
 
+TEST_CASE("item_statistics: a batch of matrices with one mask gives each matrix's statistics as alone",
+          "[posterior_predictive_check]") {
+  for (const int64_t n_categories : {2, 5}) {
+    auto generator = at::make_generator<at::CPUGeneratorImpl>(29 + n_categories);
+    const auto mask = (at::rand({30, 7}, generator) > 0.2).to(torch::kFloat32);
+    const auto batch =
+        at::randint(0, n_categories, {4, 30, 7}, generator, torch::TensorOptions().dtype(torch::kFloat32)) * mask;
+    batch.select(0, 2).select(1, 3).fill_(0.0f);  // one matrix with an item nobody varies on: NaN correlations
+    const auto together = inference::item_statistics(batch, mask, n_categories);
+    REQUIRE(together.sizes() == std::vector<int64_t>{4, n_categories + 4, 7});
+    for (int64_t r = 0; r < 4; ++r) {
+      const auto alone = inference::item_statistics(batch[r], mask, n_categories);
+      INFO("K " << n_categories << ", matrix " << r);
+      // The same operations over one more dimension: equal up to the order of a few sums in double.
+      CHECK(torch::allclose(together[r], alone, 0.0, 1e-12, /*equal_nan=*/true));
+      CHECK(torch::isnan(together[r]).eq(torch::isnan(alone)).all().item<bool>());
+    }
+    CHECK(std::isnan(together[2][n_categories][3].item<double>()));
+  }
+}
+
 TEST_CASE("tail_probability: two-sided, one added to each count, NaN left out", "[posterior_predictive_check]") {
   // 3 of 5 at least 0.5 and 3 of 5 at most: 2 * 4 / 6 > 1, so 1.
   CHECK(inference::tail_probability(0.5, {0.1, 0.2, 0.5, 0.6, 0.7}) == 1.0);
