@@ -29,7 +29,6 @@ void infer_many(TrainedModel& model, DataSetSources& sources, const InferenceOpt
       continue;
     }
     outcome.row = DataSetRow::of(sources.name(index), *read.data, *outcome.result, seconds(), std::move(warnings));
-    outcome.data = std::move(read.data);
     on_each(index, outcome);
   }
 }

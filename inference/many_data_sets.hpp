@@ -19,7 +19,6 @@ namespace bfhpo::inference {
 
 struct DataSetOutcome {
   DataSetRow row;
-  std::optional<ResponseMatrix> data;       // none when it failed
   std::optional<DataSetInference> result;   // none when it failed
 };
 
