@@ -48,3 +48,32 @@ write_responses(keyed(psychTools::GERAS.items - 2, psychTools::GERAS.keys$M.cog,
 # and 5.0, largest residual correlation 0.08).
 write_responses(keyed(psychTools::Athenstaedt - 1, psychTools::Athenstaedt.keys$F5, 6), "athenstaedt_f5")
 write_responses(keyed(psychTools::Athenstaedt - 1, psychTools::Athenstaedt.keys$M5, 6), "athenstaedt_m5")
+# epir_extraversion_complete.csv (issue 40): epiR's first testing, the E
+# scale (24 binary items), the 445 of its 474 persons who answered every
+# item: a real 2PL data set inside the shapes of an estimator trained for
+# 16-24 items x 400-600 persons without missing cells.
+epir_e <- keyed(epir[, paste0("V", 1:57)] - 1, psychTools::epi.keys$E, 1)
+write_responses(epir_e[complete.cases(epir_e), ], "epir_extraversion_complete")
+# bfi_neuroticism_by_education.csv (issue 40 part 5): one long file of real
+# groups, bfi's N1-N5 (6 categories, coded 1..6, as 0..5; all keyed +,
+# missing cells kept) with a column `education` naming each person's group
+# (psychTools' codes: 1 HS, 2 finished HS, 3 some college, 4 college
+# graduate, 5 graduate degree), the 2,577 persons who gave it: groups of 224,
+# 292, 1,249, 394 and 418. No data set in psychTools or psych has binary
+# items with a grouping of 5 groups of 150 or more: epi/epiR have none (epiR's
+# 4 studies hold 63-196 persons), spi and bfi have 6-category items.
+data(bfi, package = "psychTools")
+grouped <- bfi[!is.na(bfi$education), ]
+neuroticism <- grouped[, psychTools::bfi.keys$neuroticism] - 1
+file <- file.path(out, "bfi_neuroticism_by_education.csv")
+write.csv(cbind(id = seq_len(nrow(grouped)), education = paste0("edu", grouped$education), neuroticism),
+          file, row.names = FALSE, na = "")
+cat(sprintf("%s: %d persons x %d items in %s, %.1f%% of cells missing\n", file, nrow(neuroticism), ncol(neuroticism),
+            paste(sprintf("%s %d", names(table(grouped$education)), table(grouped$education)), collapse = ", "),
+            100 * mean(is.na(as.matrix(neuroticism)))))
+# ... and each group alone, for Stan and Laplace (the same persons, ids and order).
+for (level in sort(unique(grouped$education))) {
+  members <- grouped$education == level
+  group_file <- file.path(out, sprintf("bfi_neuroticism_edu%d.csv", level))
+  write.csv(cbind(id = which(members), neuroticism[members, ]), group_file, row.names = FALSE, na = "")
+}
