@@ -21,7 +21,9 @@ std::string DataSetInference::path() const {
 
 bool DataSetInference::needs_chains() const {
   const bool outside = summary_space && summary_space->outside();
-  return path() == "amortized" && (outside || (refinement && !(*refinement)["importance_reliable"].get<bool>()));
+  return path() == "amortized" &&
+         (outside || (refinement && !(*refinement)["importance_reliable"].get<bool>() &&
+                      !(*refinement)["items_stand"].get<bool>()));
 }
 
 DataSetInference infer_data_set(TrainedModel& model, const ResponseMatrix& data, const InferenceOptions& options,
@@ -39,6 +41,7 @@ DataSetInference infer_data_set(TrainedModel& model, const ResponseMatrix& data,
     if (const auto warning = refined.warning()) say("warning: " + *warning);
     if (refined.method == "mcmc") refined.posterior.log_prob = amortized_log_prob(model, data, refined.posterior.draws);
     result.pareto_k = refined.pareto_k;
+    if (refined.items) result.item_coverage_loss = refined.items->largest_coverage_loss;
     result.refinement = refined.to_json();
     result.posterior = std::move(refined.posterior);
   }

@@ -46,10 +46,12 @@ struct DataSetInference {
   std::optional<SummarySpaceCheck> summary_space;
   std::optional<PersonScores> persons;
   double pareto_k = std::numeric_limits<double>::quiet_NaN();  // NaN: not computed
+  double item_coverage_loss = std::numeric_limits<double>::quiet_NaN();  // ItemJudgement's; NaN: not judged
 
   // How the draws that stand were made: amortized, importance or mcmc.
   std::string path() const;
-  // Amortized draws that a diagnostic distrusts (k-hat too high, or the summary outside the trained space)
+  // Amortized draws that a diagnostic distrusts (the joint k-hat and some item's too high, or the summary
+  // outside the trained space)
   // and that no chain has replaced.
   bool needs_chains() const;
 

@@ -35,6 +35,7 @@ DataSetRow DataSetRow::of(const std::string& dataset, const ResponseMatrix& data
   row.items = data.responses.size(1);
   row.missing_share = 1.0 - data.mask.to(torch::kFloat64).mean().item<double>();
   row.pareto_k = result.pareto_k;
+  row.item_coverage_loss = result.item_coverage_loss;
   row.path = result.path();
   row.needs_chains = result.needs_chains();
   if (result.predictive) row.misfitting_items = result.predictive->misfitting_items();
@@ -58,6 +59,7 @@ nlohmann::json DataSetRow::to_json() const {
           {"items", items},
           {"missing_share", number_or_null(missing_share)},
           {"pareto_k", number_or_null(pareto_k)},
+          {"item_coverage_loss", number_or_null(item_coverage_loss)},
           {"path", path},
           {"needs_chains", needs_chains},
           {"misfitting_items", misfitting_items},
@@ -68,14 +70,14 @@ nlohmann::json DataSetRow::to_json() const {
 }
 
 std::string data_set_table_header() {
-  return "dataset,persons,items,missing_share,pareto_k,path,needs_chains,misfitting_items,summary_space_p,seconds,"
+  return "dataset,persons,items,missing_share,pareto_k,item_coverage_loss,path,needs_chains,misfitting_items,summary_space_p,seconds,"
          "warnings,error\n";
 }
 
 std::string data_set_table_line(const DataSetRow& row) {
   std::ostringstream out;
   out << csv_field(row.dataset) << "," << row.persons << "," << row.items << "," << csv_number(row.missing_share) << ","
-      << csv_number(row.pareto_k) << "," << row.path << "," << (row.needs_chains ? "true" : "false") << ","
+      << csv_number(row.pareto_k) << "," << csv_number(row.item_coverage_loss) << "," << row.path << "," << (row.needs_chains ? "true" : "false") << ","
       << csv_field(joined(row.misfitting_items, ";")) << "," << csv_number(row.summary_space_p) << ","
       << csv_number(row.seconds) << "," << csv_field(joined(row.warnings, " | ")) << "," << csv_field(row.error) << "\n";
   return out.str();

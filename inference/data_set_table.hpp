@@ -20,6 +20,7 @@ struct DataSetRow {
   int64_t persons = 0, items = 0;
   double missing_share = kNaN;
   double pareto_k = kNaN;
+  double item_coverage_loss = kNaN;  // ItemJudgement::largest_coverage_loss; NaN: not judged
   std::string path;  // amortized, importance, mcmc; "failed" when it could not be inferred
   bool needs_chains = false;
   std::vector<std::string> misfitting_items;
@@ -34,7 +35,7 @@ struct DataSetRow {
   nlohmann::json to_json() const;
 };
 
-// dataset,persons,items,missing_share,pareto_k,path,needs_chains,misfitting_items,summary_space_p,seconds,
+// dataset,persons,items,missing_share,pareto_k,item_coverage_loss,path,needs_chains,misfitting_items,summary_space_p,seconds,
 // warnings,error (misfitting items joined by ';', warnings by ' | ').
 std::string data_set_table_header();
 std::string data_set_table_line(const DataSetRow& row);

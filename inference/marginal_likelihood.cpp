@@ -79,7 +79,14 @@ MarginalLikelihood::ItemChange MarginalLikelihood::propose(const PersonGridTable
   change.item = item;
   change.category_ratio = p.narrow(0, sets, sets) / p.narrow(0, 0, sets).clamp_min(1e-300);
   // Person p's new integral: sum_g scaled[p, g] w_g ratio[y_pj, g]; unchanged where p left the item out.
-  const auto by_category = torch::matmul(table.scaled, (change.category_ratio * grid_weight_).transpose(1, 2));  // [S, P, K]
+  const auto weighted_ratio = (change.category_ratio * grid_weight_).transpose(1, 2);  // [S, G, K]
+  // A table of one set against S changes (an item's draws judged alone): one [P, G] x [G, S K] product.
+  const auto by_category =
+      table.scaled.size(0) == 1 && sets > 1
+          ? torch::matmul(table.scaled[0], weighted_ratio.permute({1, 0, 2}).reshape({grid_points(), -1}))
+                .reshape({persons(), sets, -1})
+                .transpose(0, 1)
+          : torch::matmul(table.scaled, weighted_ratio);  // [S, P, K]
   const auto one_hot = answered_one_hot_.select(1, item);                                                         // [P, K]
   change.marginal = (by_category * one_hot).sum(2) + table.marginal * unanswered_.select(1, item);
   change.log_likelihood = (change.marginal.log() + table.log_scale).sum(1);

@@ -66,8 +66,8 @@ class MarginalLikelihood {
     torch::Tensor marginal;        // [S, P]: the table's marginal after the change
     torch::Tensor log_likelihood;  // [S]: log p(y | params) after the change
   };
-  // What the change would make of `table`, reading it once (a [P, G] x [G, K] product a set): the
-  // table itself is left as it is.
+  // What the change would make of `table`, reading it once (a [P, G] x [G, K] product a set; a table of
+  // one set against S changes, one [P, G] x [G, S K] product): the table itself is left as it is.
   ItemChange propose(const PersonGridTable& table, int64_t item, const torch::Tensor& from, const torch::Tensor& to) const;
   // Makes `change` in set s of `table` (its grid row of every person who answered the item times the ratio).
   void apply(PersonGridTable& table, const ItemChange& change, int64_t s) const;

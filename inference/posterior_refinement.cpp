@@ -34,6 +34,9 @@ const auto kDouble = torch::TensorOptions().dtype(torch::kFloat64);
 constexpr int64_t kAdaptEvery = 25;
 // Sweeps between two recomputations of the chains' summed tables from scratch (rounding drift).
 constexpr int64_t kRefreshEvery = 50;
+// The central intervals an item is judged by (ItemJudgement): level and its normal quantile.
+constexpr std::array<std::pair<double, double>, 3> kJudgedLevels{
+    {{0.50, 0.6744897501960817}, {0.80, 1.2815515655446004}, {0.95, 1.959963984540054}}};
 
 // log p(params) + log marginal likelihood of joint draws [S, J, D]: [S] (-inf outside the prior's support).
 torch::Tensor log_target(const models::ItemResponseModel& model, const MarginalLikelihood& likelihood,
@@ -43,6 +46,49 @@ torch::Tensor log_target(const models::ItemResponseModel& model, const MarginalL
 
 // The amortized draws [J, n, D] as joint proposals [n, J, D] (draw s of every item is one proposal).
 torch::Tensor joint_draws(const PosteriorDraws& draws) { return draws.draws.to(torch::kFloat64).transpose(0, 1); }
+
+// Each item's amortized draws reweighted (Pareto smoothed) toward its conditional exact posterior, the
+// other items at their amortized posterior means (posterior_refinement.hpp): how far that moves them.
+ItemJudgement judge_items(const models::ItemResponseModel& model, const MarginalLikelihood& likelihood,
+                          const PosteriorDraws& amortized) {
+  const auto draws = amortized.draws.to(torch::kFloat64);  // [J, n, D]
+  const int64_t items = draws.size(0), n = draws.size(1);
+  const auto reference = draws.mean(1);                    // [J, D]
+  const auto table = likelihood.table(reference.unsqueeze(0));
+  const auto log_prior = model.log_prior(draws.transpose(0, 1));  // [n, J]
+  const auto log_q = amortized.log_prob.to(torch::kFloat64);      // [J, n]
+  ItemJudgement judgement;
+  for (int64_t j = 0; j < items; ++j) {
+    const auto from = reference[j].unsqueeze(0).expand({n, -1}).contiguous();
+    const auto change = likelihood.propose(table, j, from, draws[j]);
+    const auto log_ratio_tensor = (change.log_likelihood + log_prior.select(1, j) - log_q[j]).contiguous();
+    const std::vector<double> log_ratios(log_ratio_tensor.data_ptr<double>(), log_ratio_tensor.data_ptr<double>() + n);
+    const auto smoothed = pareto_smooth(log_ratios);
+    const auto weights = torch::tensor(smoothed.weights, kDouble).unsqueeze(1);  // [n, 1]
+    const auto x = draws[j];
+    const auto amortized_mean = x.mean(0), amortized_sd = x.std(0);
+    const auto mean = (weights * x).sum(0);
+    const auto sd = (weights * (x - mean).pow(2)).sum(0).sqrt();
+    // Only what lies beyond two Monte Carlo standard errors of the reweighted mean and sd counts.
+    const double ess = smoothed.effective_sample_size;
+    const auto shift = ((mean - amortized_mean).abs() - 2.0 * sd / std::sqrt(ess)).clamp_min(0.0);
+    const auto wider = torch::maximum(amortized_sd, sd - 2.0 * sd / std::sqrt(2.0 * ess));
+    const auto judged_sd = torch::where(sd > amortized_sd, wider, sd).clamp_min(1e-300);
+    // The amortized central interval's coverage under that normal, at each level.
+    for (const auto& [level, z] : kJudgedLevels) {
+      const auto upper = (z * amortized_sd - shift) / judged_sd, lower = (-z * amortized_sd - shift) / judged_sd;
+      const auto coverage = 0.5 * (torch::erfc(-upper / std::sqrt(2.0)) - torch::erfc(-lower / std::sqrt(2.0)));
+      const double loss = (level - coverage).max().item<double>();
+      if (!(loss <= judgement.largest_coverage_loss)) {
+        judgement.largest_coverage_loss = loss;
+        judgement.worst_item = amortized.item_names[static_cast<size_t>(j)];
+        judgement.worst_level = level;
+      }
+    }
+  }
+  judgement.stands = judgement.largest_coverage_loss <= kMostItemCoverageLoss;
+  return judgement;
+}
 
 void apply_importance(Refinement& out, const models::ItemResponseModel& model, const MarginalLikelihood& likelihood,
                       const PosteriorDraws& amortized, uint64_t seed) {
@@ -59,7 +105,10 @@ void apply_importance(Refinement& out, const models::ItemResponseModel& model, c
   out.importance_reliable = smoothed.reliable();
   out.posterior = amortized;
   out.method = "amortized";
-  if (!out.importance_reliable) return;
+  if (!out.importance_reliable) {
+    out.items = judge_items(model, likelihood, amortized);
+    return;
+  }
   auto generator = at::make_generator<at::CPUGeneratorImpl>(models::mix_seed(seed, 0x15AA5E5ULL));
   const double uniform = at::rand({1}, generator, kDouble).item<double>();
   const auto indices = systematic_resample(smoothed.weights, amortized.draws.size(1), uniform);
@@ -306,7 +355,7 @@ Refinement refine_posterior(const models::ItemResponseModel& model, const Respon
   Refinement out;
   out.pareto_k = out.pareto_k_threshold = out.importance_ess = out.max_rhat = out.min_ess = out.acceptance = kNotComputed;
   if (options.method != "mcmc") apply_importance(out, model, likelihood, amortized, options.seed);
-  if (options.method == "mcmc" || (options.method == "auto" && !out.importance_reliable))
+  if (options.method == "mcmc" || (options.method == "auto" && !out.reliable()))
     apply_mcmc(out, model, likelihood, amortized, options);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
@@ -318,6 +367,8 @@ json Refinement::to_json() const {
           {"pareto_k_threshold", number_or_null(pareto_k_threshold)},
           {"importance_ess", number_or_null(importance_ess)},
           {"importance_reliable", importance_reliable},
+          {"items_stand", items && items->stands},
+          {"item_coverage_loss", number_or_null(items ? items->largest_coverage_loss : kNotComputed)},
           {"max_rhat", number_or_null(max_rhat)},
           {"min_ess", number_or_null(min_ess)},
           {"acceptance", number_or_null(acceptance)},
@@ -325,11 +376,18 @@ json Refinement::to_json() const {
 }
 
 std::optional<std::string> Refinement::warning() const {
-  if (method == "amortized")
+  if (method == "amortized" && !reliable()) {
+    std::string item_part;
+    if (items)
+      item_part = "; judged alone, item '" + items->worst_item + "''s " + format_number(100.0 * items->worst_level, 3) +
+                  "% intervals would cover " + format_number(100.0 * items->largest_coverage_loss, 3) +
+                  " points less than stated under its exact conditional posterior (at most " +
+                  format_number(100.0 * kMostItemCoverageLoss, 3) + ")";
     return "the amortized posterior is far from the exact one on these data (Pareto k-hat " + format_number(pareto_k, 3) +
            " >= " + format_number(pareto_k_threshold, 3) + ", the threshold at " +
-           std::to_string(posterior.draws.size(1)) + " draws) and importance sampling cannot correct it. Fix: "
-           "--refine mcmc (or auto)";
+           std::to_string(posterior.draws.size(1)) + " draws" + item_part +
+           ") and importance sampling cannot correct it. Fix: --refine mcmc (or auto)";
+  }
   if (method == "mcmc" && (max_rhat > kMaxRhat || min_ess < kMinEss))
     return "the refinement's chains have not converged (largest R-hat " + format_number(max_rhat, 3) +
            ", smallest ESS " + format_number(min_ess, 3) + "; R-hat <= 1.01 and ESS >= 400 wanted). Fix: more "
@@ -349,6 +407,9 @@ std::string Refinement::line() const {
          << ", acceptance " << acceptance << "; ";
   else if (method == "importance")
     line << "draws reweighted to the exact posterior; ";
+  else if (items && items->stands)
+    line << "judged alone, no item's interval would cover more than " << 100.0 * items->largest_coverage_loss
+         << " points less than stated under its exact conditional posterior: the amortized draws stand; ";
   else
     line << "draws left amortized; ";
   line << seconds << " s";

@@ -15,8 +15,26 @@
 //               With k-hat below its threshold (pareto_k_threshold: 0.5
 //               at 100 draws, 0.667 at 1,000, 0.7 from 2,154) the smoothed weights are
 //               trusted and the draws are resampled systematically to as
-//               many equally weighted ones; otherwise `reliable` is false and
-//               the draws stay the amortized ones.
+//               many equally weighted ones. Otherwise each item is judged
+//               alone: joint weights degrade with the number of items (the
+//               log ratio's variance is the items' sum) even when every
+//               item's posterior is right. Item j's amortized draws are
+//               reweighted (Pareto smoothed) toward its conditional exact
+//               posterior, the other items at their amortized means,
+//                 p(params_j | y, others) proportional to p(params_j) p(y | params_j, others)
+//               (one [P, G] x [G, K] product a draw:
+//               MarginalLikelihood::propose). The draws stand when, were
+//               that the truth (a normal of the reweighted mean and sd, each
+//               moved towards the amortized one by two Monte Carlo standard
+//               errors, from the weights' effective sample size: noise is
+//               not evidence), no item parameter's amortized central 50, 80
+//               or 95% interval would cover more than kMostItemCoverageLoss
+//               less than it states (issue 40's calibration target: within
+//               2 points).
+//               That conditional is a little narrower than the item's
+//               marginal posterior (the others' uncertainty left out), so
+//               only coverage lost counts, not coverage gained.
+//               Otherwise the draws stay amortized, distrusted.
 //   mcmc        Metropolis within Gibbs over items on the exact posterior:
 //               `chains` chains start from distinct amortized draws; one
 //               sweep proposes each item's parameters in turn, a Gaussian
@@ -37,7 +55,7 @@
 //               draws are spread evenly over the sampling sweeps of every
 //               chain; split R-hat and the effective sample size of every
 //               item parameter come with them.
-//   auto        importance; mcmc where importance is not reliable.
+//   auto        importance; mcmc where neither the joint weights nor every item alone is reliable.
 // The same data, draws and options give the same result.
 #pragma once
 
@@ -70,13 +88,25 @@ inline constexpr int64_t kMostSweeps = 10'000'000;
 // or importance sampling (importance, auto) of fewer than kFewestSmoothedDraws draws.
 void check_refinement_options(const RefinementOptions& options, int64_t draws, const std::string& what);
 
+// Judged alone (above): the most coverage an item parameter's amortized interval may lose.
+inline constexpr double kMostItemCoverageLoss = 0.02;
+
+struct ItemJudgement {
+  double largest_coverage_loss = 0.0;  // over item parameters and the 50/80/95% levels, as a share (0.01: a point)
+  std::string worst_item;              // the item of largest_coverage_loss
+  double worst_level = 0.0;            // and its level
+  bool stands = false;                 // within kMostItemCoverageLoss
+};
+
 struct Refinement {
-  std::string method;            // what made `posterior`'s draws: importance, mcmc, or amortized (importance unreliable)
+  std::string method;            // what made `posterior`'s draws: importance, mcmc, or amortized (joint importance
+                                 // unreliable; trusted when every item alone stands)
   double pareto_k = 0.0;         // the amortized draws as a proposal for the exact posterior (NaN: not computed;
                                  // infinity: a few draws hold all the weight; JSON null for either)
   double pareto_k_threshold = 0.0;  // k-hat below it is reliable: pareto_k_threshold of the draws (NaN: not computed)
   double importance_ess = 0.0;   // effective sample size of the smoothed weights (NaN: not computed)
   bool importance_reliable = false;
+  std::optional<ItemJudgement> items;  // where the joint weights are not reliable (importance, auto)
   double max_rhat = 0.0;         // mcmc: the largest split R-hat over item parameters (NaN: no mcmc)
   double min_ess = 0.0;          // mcmc: the smallest effective sample size over item parameters
   double acceptance = 0.0;       // mcmc: the sampling sweeps' acceptance rate, over items and chains
@@ -84,6 +114,9 @@ struct Refinement {
   // The refined draws. log_prob: the amortized log q of each draw after importance resampling;
   // NaN after mcmc, whose draws the network never saw (infer fills it with amortized_log_prob).
   PosteriorDraws posterior;
+
+  // The joint weights, or every item alone, judged the draws reliable.
+  bool reliable() const { return importance_reliable || (items && items->stands); }
 
   nlohmann::json to_json() const;
   // One line for a person: the method, k-hat against its threshold, and R-hat / ESS after mcmc.

@@ -69,6 +69,18 @@ inference::PosteriorDraws gaussian_proposal(const torch::Tensor& mean, const tor
   return out;
 }
 
+// n draws of every item's parameters from the model's prior, with log q 0: chains' starting points.
+inference::PosteriorDraws prior_draws_of(const models::ItemResponseModel& model, const inference::ResponseMatrix& data,
+                                         int64_t n, uint64_t seed) {
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);
+  const auto items = static_cast<int64_t>(data.item_names.size());
+  inference::PosteriorDraws draws;
+  draws.item_names = data.item_names;
+  draws.draws = model.draw_item_params(n, items, generator).transpose(0, 1).contiguous();
+  draws.log_prob = torch::zeros({items, n}, torch::kFloat32);
+  return draws;
+}
+
 // Mean and sd of every item parameter of draws [J, n, D]: [J, D] each.
 std::pair<torch::Tensor, torch::Tensor> moments(const torch::Tensor& draws) {
   const auto d = draws.to(torch::kFloat64);
@@ -119,6 +131,13 @@ TEST_CASE("an item changed in a person-grid table equals the table computed with
   const auto fresh = likelihood.table(changed);
   CHECK(torch::allclose(table.scaled[0] * table.log_scale[0].exp().unsqueeze(1),
                         fresh.scaled[0] * fresh.log_scale[0].exp().unsqueeze(1), 1e-10, 1e-300));
+
+  // One set's table against the three changes (propose's one-product path: an item's draws judged alone).
+  const auto one_set = likelihood.table(params.narrow(0, 0, 1));
+  const auto from_one = likelihood.propose(one_set, 2, params[0][2].unsqueeze(0).expand({3, -1}), changed.select(1, 2));
+  auto one_changed = params.narrow(0, 0, 1).expand({3, -1, -1}).clone();
+  one_changed.select(1, 2).copy_(changed.select(1, 2));
+  CHECK(torch::allclose(from_one.log_likelihood, likelihood.log_likelihood(one_changed), 1e-10, 1e-9));
 }
 
 TEST_CASE("the likelihood of rescaled abilities from the table equals it computed from scratch",
@@ -250,7 +269,7 @@ TEST_CASE("refinement recovers the exact posterior of a Rasch test from a propos
   CHECK(refined.min_ess > 300.0);
   check_recovered(refined);
   // A proposal a little wider than the posterior: importance is reliable and reweights it.
-  const auto wide = gaussian_proposal(mean + 0.3 * sd, (1.3 * sd).pow(2).unsqueeze(-1), 1000, 5);
+  const auto wide = gaussian_proposal(mean + 0.3 * sd, (1.0 * sd).pow(2).unsqueeze(-1), 1000, 5);
   const auto reweighted = inference::refine_posterior(*model, data, wide, options);
   CHECK(reweighted.importance_reliable);
   CHECK(reweighted.method == "importance");
@@ -265,14 +284,9 @@ TEST_CASE("mcmc from a poor start and importance from a good proposal agree on a
   const auto model = models::make_item_response_model(spec);
   torch::Tensor truth;
   const auto data = test::simulated_responses(spec, 3, 120, 8, &truth);
-  auto generator = at::make_generator<at::CPUGeneratorImpl>(9);
-  inference::PosteriorDraws prior_draws;
-  prior_draws.item_names = data.item_names;
-  prior_draws.draws = model->draw_item_params(1000, 3, generator).transpose(0, 1).contiguous();
-  prior_draws.log_prob = torch::zeros({3, 1000}, torch::kFloat32);
   inference::RefinementOptions options;
   options.method = "mcmc";
-  const auto mcmc = inference::refine_posterior(*model, data, prior_draws, options);
+  const auto mcmc = inference::refine_posterior(*model, data, prior_draws_of(*model, data, 1000, 9), options);
   CHECK(mcmc.max_rhat < 1.05);
   const auto [m, s] = moments(mcmc.posterior.draws);
   const auto draws = mcmc.posterior.draws.to(torch::kFloat64);
@@ -288,6 +302,52 @@ TEST_CASE("mcmc from a poor start and importance from a good proposal agree on a
   CHECK((si / s - 1.0).abs().max().item<double>() < 0.2);
   // And both near the truth the data came from (120 persons: a few posterior sds at most).
   CHECK(((m - truth) / s).abs().max().item<double>() < 4.0);
+}
+
+TEST_CASE("many items each right: the joint weights fail, every item judged alone stands; one item off is named",
+          "[trials][refinement]") {
+  // 20 Rasch items, 150 persons: each item's posterior from chains, and a proposal of independent normals with
+  // those means and sds. Every item is right, but the items' posterior correlations (0.16 on average: the
+  // persons' common location) are not in it, and the joint k-hat is above its threshold at 200 draws.
+  const auto spec = test::simulator_at({20, 20, 150, 150}, "rasch");
+  const auto model = models::make_item_response_model(spec);
+  const auto data = test::simulated_responses(spec, 20, 150, 31);
+  inference::RefinementOptions options;
+  options.method = "mcmc";
+  options.warmup_sweeps = 200;
+  options.sampling_sweeps = 400;
+  const auto chains = inference::refine_posterior(*model, data, prior_draws_of(*model, data, 200, 33), options);
+  REQUIRE(chains.max_rhat < 1.05);
+  const auto [mean, sd] = moments(chains.posterior.draws);
+
+  options.method = "auto";
+  const auto right = gaussian_proposal(mean, sd.pow(2).unsqueeze(-1), 200, 34);
+  const auto judged = inference::refine_posterior(*model, data, right, options);
+  CHECK_FALSE(judged.importance_reliable);
+  REQUIRE(judged.items);
+  CHECK(judged.items->stands);
+  CHECK(judged.reliable());
+  CHECK(judged.method == "amortized");  // auto ran no chains: the amortized draws stand
+  CHECK(judged.posterior.draws.equal(right.draws));
+  CHECK_FALSE(judged.warning());
+  CHECK_THAT(judged.line(), Catch::Contains("the amortized draws stand"));
+
+  // Item 7 one posterior sd off and too narrow (0.7 sd): its 50% interval would cover about 34%, not 50.
+  auto shifted_mean = mean.clone(), narrowed_sd = sd.clone();
+  shifted_mean[7] += sd[7];
+  narrowed_sd[7] *= 0.7;
+  options.method = "importance";
+  const auto off = gaussian_proposal(shifted_mean, narrowed_sd.pow(2).unsqueeze(-1), 200, 34);
+  const auto distrusted = inference::refine_posterior(*model, data, off, options);
+  REQUIRE(distrusted.items);
+  CHECK_FALSE(distrusted.items->stands);
+  CHECK(distrusted.items->worst_item == "item7");
+  CHECK(distrusted.items->largest_coverage_loss > 0.04);
+  CHECK_FALSE(distrusted.reliable());
+  REQUIRE(distrusted.warning());
+  CHECK_THAT(*distrusted.warning(), Catch::Contains("item 'item7'"));
+  // Every other item as before: the judgement of the first draws set stands below the limit.
+  CHECK(judged.items->largest_coverage_loss <= inference::kMostItemCoverageLoss);
 }
 
 TEST_CASE("refinement options: bad ones are user errors", "[trials][refinement]") {
