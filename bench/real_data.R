@@ -71,9 +71,18 @@ write.csv(cbind(id = seq_len(nrow(grouped)), education = paste0("edu", grouped$e
 cat(sprintf("%s: %d persons x %d items in %s, %.1f%% of cells missing\n", file, nrow(neuroticism), ncol(neuroticism),
             paste(sprintf("%s %d", names(table(grouped$education)), table(grouped$education)), collapse = ", "),
             100 * mean(is.na(as.matrix(neuroticism)))))
-# ... and each group alone, for Stan and Laplace (the same persons, ids and order).
-for (level in sort(unique(grouped$education))) {
-  members <- grouped$education == level
-  group_file <- file.path(out, sprintf("bfi_neuroticism_edu%d.csv", level))
-  write.csv(cbind(id = which(members), neuroticism[members, ]), group_file, row.names = FALSE, na = "")
-}
+# epi_extraversion_samples.csv (issue 40 part 5, the 2PL side): no data set
+# here has binary items and real groups, so this one has random ones: 2,500 of
+# the 3,037 persons who answered all 24 items of epi's E scale, drawn
+# (seed 40) into 5 samples of 500 (column `sample`), the shape of an estimator
+# trained for 16-24 items x 400-600 persons without missing cells.
+# bench/real_groups.py splits a long file into its groups for Stan.
+epi_e <- keyed(epi - 1, psychTools::epi.keys$E, 1)
+complete <- which(complete.cases(epi_e))
+set.seed(40)
+drawn <- sample(complete, 2500)
+samples <- rep(1:5, each = 500)
+file <- file.path(out, "epi_extraversion_samples.csv")
+write.csv(cbind(id = drawn, sample = paste0("s", samples), epi_e[drawn, ]), file, row.names = FALSE, na = "")
+cat(sprintf("%s: %d persons x %d items in 5 samples of 500 (of %d complete)\n", file, length(drawn), ncol(epi_e),
+            length(complete)))
