@@ -4,6 +4,7 @@
 #include "inference/data_set_inference.hpp"
 #include "inference/many_data_sets.hpp"
 #include "inference/pareto_smoothed_importance.hpp"
+#include "inference/user_prior.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -83,6 +84,20 @@ std::optional<inference::RefinementOptions> refinement_options(const VerbArgs& a
                                     args["refine-sweeps"].as<int64_t>(), args["seed"].as<uint64_t>()};
   inference::check_refinement_options(options, args["draws"].as<int64_t>(), "bfhpo infer: --refine " + method);
   return options;
+}
+
+// The reported posterior's prior when --prior gives one; it needs the exact-posterior step.
+std::optional<models::ItemPriors> prior_option(const VerbArgs& args, const inference::TrainedModel& model,
+                                               const std::optional<inference::RefinementOptions>& refinement) {
+  if (!args.count("prior")) return std::nullopt;
+  const auto priors = inference::user_priors(args["prior"].as<std::vector<std::string>>(), model.config.simulator);
+  if (!refinement)
+    throw UserError("bfhpo infer: --prior with --refine off (or fewer than " +
+                    std::to_string(inference::kFewestSmoothedDraws) +
+                    " --draws): the amortized draws have the training prior (" +
+                    inference::prior_text(model.config.simulator) +
+                    "), and only the exact-posterior step gives another. Fix: --refine importance or auto");
+  return priors;
 }
 
 // Person scores when --persons-out asks for them.
@@ -255,6 +270,7 @@ int run_infer(const VerbArgs& args) {
   options.seed = args["seed"].as<uint64_t>();
   options.check = check_options(args, inference::response_format(model).n_categories);
   options.refinement = refinement_options(args);
+  options.prior = prior_option(args, model, options.refinement);
   options.persons = person_options(args);
   if (sources.single_file()) return infer_one_file(args, model, sources, options);
   return infer_many_data_sets(args, model, sources, options);

@@ -111,6 +111,10 @@ void infer_options(po::options_description& options) {
       "Pareto k-hat says that can be trusted, else kept and marked as needing chains); auto (importance, chains where "
       "k-hat is too high or the data lie outside the trained space); mcmc (chains started from the amortized draws); "
       "off (the amortized draws as they are)")(
+      "prior", po::value<std::vector<std::string>>()->composing(),
+      "the prior the reported posterior has, over the trained one (repeatable): NAME=normal(MEAN, SD) for log_a, b "
+      "or thresholds, c=beta(ALPHA, BETA), or a JSON file of priors as a study's simulator.priors; the amortized "
+      "draws are the proposal and the exact-posterior step targets it (not with --refine off)")(
       "refine-chains", po::value<int64_t>()->default_value(4), "refinement by mcmc: chains")(
       "refine-warmup", po::value<int64_t>()->default_value(500), "refinement by mcmc: warm-up sweeps a chain")(
       "refine-sweeps", po::value<int64_t>()->default_value(1500), "refinement by mcmc: kept sweeps a chain")(
@@ -196,7 +200,8 @@ const std::vector<Verb>& verbs() {
        "MODEL_DIR|STUDY.json --data responses.csv|FOLDER|'PATTERN'... [--group-column G] [--draws N] [--seed S]"
        " [--format csv|json] [--out F] [--draws-out F] [--persons-out F [--plausible-values M]] [--datasets-out F]"
        " [--id-column NAME] [--check-replications R] [--check-alpha A] [--check-out F]"
-       " [--refine off|auto|importance|mcmc] [--refine-chains C] [--refine-warmup W] [--refine-sweeps S] [--storage URL]",
+       " [--refine off|auto|importance|mcmc] [--refine-chains C] [--refine-warmup W] [--refine-sweeps S]"
+       " [--prior NAME=normal(M, SD)|PRIORS.json]... [--storage URL]",
        Side::Training, infer_options},
       {"init", "write a training study sized to a response file: ranges, categories, missing share, training length",
        "--data responses.csv --model rasch|2pl|3pl|grm [-o STUDY.json [--force]] [--id-column NAME]", Side::Training,

@@ -1,5 +1,6 @@
 #include "inference/data_set_inference.hpp"
 
+#include "inference/user_prior.hpp"
 #include "models/simulators/item_response_model.hpp"
 
 #include <iomanip>
@@ -9,6 +10,7 @@ namespace bfhpo::inference {
 
 nlohmann::json DataSetInference::summary_json() const {
   auto out = posterior.summary_json();
+  out["prior"] = prior;
   if (refinement) out["refinement"] = *refinement;
   if (predictive && summary_space)
     out["model_check"] = {{"items", predictive->to_json()}, {"summary_space", summary_space->to_json()}};
@@ -33,16 +35,27 @@ DataSetInference infer_data_set(TrainedModel& model, const ResponseMatrix& data,
   for (const auto& warning : result.posterior.warnings) say("warning: " + warning);
   if (options.check) result.summary_space = summary_space_check(model, data, options.check->seed, references);
   const auto item_model = models::make_item_response_model(model.config.simulator);
+  auto target = model.config.simulator;  // the model the exact-posterior step targets: the user's prior
+  if (options.prior) target.priors = *options.prior;
+  const auto target_model = models::make_item_response_model(target);
+  result.prior = {{"amortized", model.config.simulator.priors_json()}, {"posterior", model.config.simulator.priors_json()}};
+  if (options.prior)
+    say("prior: the amortized draws come from the training prior (" + prior_text(model.config.simulator) +
+        "); the exact-posterior step targets " + prior_text(target));
   if (options.refinement) {
     auto refinement = *options.refinement;
     if (refinement.method == "auto" && result.summary_space && result.summary_space->outside()) refinement.method = "mcmc";
-    auto refined = refine_posterior(*item_model, data, result.posterior, refinement);
+    auto refined = refine_posterior(*target_model, data, result.posterior, refinement);
     say(refined.line());
     if (const auto warning = refined.warning()) say("warning: " + *warning);
     if (refined.method == "mcmc") refined.posterior.log_prob = amortized_log_prob(model, data, refined.posterior.draws);
     result.pareto_k = refined.pareto_k;
     if (refined.items) result.item_coverage_loss = refined.items->largest_coverage_loss;
     result.refinement = refined.to_json();
+    if (refined.method != "amortized" || refined.reliable()) result.prior["posterior"] = target.priors_json();
+    else if (options.prior)
+      say("warning: the draws left amortized keep the training prior, not --prior's. Fix: --refine auto (chains "
+          "target --prior's)");
     result.posterior = std::move(refined.posterior);
   }
   if (options.check) {

@@ -21,6 +21,7 @@
 #include "inference/posterior_predictive_check.hpp"
 #include "inference/posterior_refinement.hpp"
 #include "inference/summary_space_check.hpp"
+#include "models/simulators/simulator_spec.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -37,6 +38,7 @@ struct InferenceOptions {
   std::optional<RefinementOptions> refinement;  // none: the amortized draws stand
   std::optional<PredictiveCheckOptions> check;  // none: no model check
   std::optional<PersonScoreOptions> persons;    // none: no person scores
+  std::optional<models::ItemPriors> prior;      // the reported posterior's (user_prior.hpp); none: the training one
 };
 
 struct DataSetInference {
@@ -46,6 +48,8 @@ struct DataSetInference {
   std::optional<SummarySpaceCheck> summary_space;
   std::optional<PersonScores> persons;
   double pareto_k = std::numeric_limits<double>::quiet_NaN();  // NaN: not computed
+  // {"amortized": the training prior, "posterior": the prior the draws that stand have}, as priors_json.
+  nlohmann::json prior;
   double item_coverage_loss = std::numeric_limits<double>::quiet_NaN();  // ItemJudgement's; NaN: not judged
 
   // How the draws that stand were made: amortized, importance or mcmc.
@@ -55,7 +59,8 @@ struct DataSetInference {
   // and that no chain has replaced.
   bool needs_chains() const;
 
-  // PosteriorDraws::summary_json with "refinement" and "model_check" ({"items", "summary_space"}) when they ran.
+  // PosteriorDraws::summary_json with "prior", and "refinement" and "model_check" ({"items", "summary_space"})
+  // when they ran.
   nlohmann::json summary_json() const;
 };
 

@@ -379,8 +379,8 @@ std::optional<std::string> Refinement::warning() const {
   if (method == "amortized" && !reliable()) {
     std::string item_part;
     if (items)
-      item_part = "; judged alone, item '" + items->worst_item + "''s " + format_number(100.0 * items->worst_level, 3) +
-                  "% intervals would cover " + format_number(100.0 * items->largest_coverage_loss, 3) +
+      item_part = "; judged alone, item '" + items->worst_item + "': its " +
+                  format_number(100.0 * items->worst_level, 3) + "% intervals would cover " + format_number(100.0 * items->largest_coverage_loss, 3) +
                   " points less than stated under its exact conditional posterior (at most " +
                   format_number(100.0 * kMostItemCoverageLoss, 3) + ")";
     return "the amortized posterior is far from the exact one on these data (Pareto k-hat " + format_number(pareto_k, 3) +

@@ -73,7 +73,14 @@ void read_beta(ConfigSection& priors, const char* key, BetaPrior& prior) {
   section->reject_unknown_keys();
 }
 
-// The priors each model reads.
+void read_priors(ConfigSection& simulator, SimulatorSpec& spec) {
+  if (auto priors = simulator.section("priors")) read_item_priors(*priors, spec.model, spec.priors);
+}
+
+json normal_json(const NormalPrior& p) { return {{"mean", p.mean}, {"sd", p.sd}}; }
+
+}  // namespace
+
 std::vector<std::string> prior_names(const std::string& model) {
   if (model == "rasch") return {"b"};
   if (model == "2pl") return {"log_a", "b"};
@@ -81,21 +88,15 @@ std::vector<std::string> prior_names(const std::string& model) {
   return {"log_a", "thresholds"};
 }
 
-void read_priors(ConfigSection& simulator, SimulatorSpec& spec) {
-  auto priors = simulator.section("priors");
-  if (!priors) return;
-  const std::vector<std::string> used = prior_names(spec.model);
+void read_item_priors(ConfigSection& priors, const std::string& model, ItemPriors& out) {
+  const std::vector<std::string> used = prior_names(model);
   const auto uses = [&](const char* name) { return std::find(used.begin(), used.end(), name) != used.end(); };
-  if (uses("log_a")) read_normal(*priors, "log_a", spec.priors.log_a);
-  if (uses("b")) read_normal(*priors, "b", spec.priors.b);
-  if (uses("c")) read_beta(*priors, "c", spec.priors.c);
-  if (uses("thresholds")) read_normal(*priors, "thresholds", spec.priors.thresholds);
-  priors->reject_unknown_keys();
+  if (uses("log_a")) read_normal(priors, "log_a", out.log_a);
+  if (uses("b")) read_normal(priors, "b", out.b);
+  if (uses("c")) read_beta(priors, "c", out.c);
+  if (uses("thresholds")) read_normal(priors, "thresholds", out.thresholds);
+  priors.reject_unknown_keys();
 }
-
-json normal_json(const NormalPrior& p) { return {{"mean", p.mean}, {"sd", p.sd}}; }
-
-}  // namespace
 
 const std::vector<std::string>& model_names() {
   static const std::vector<std::string> names{"rasch", "2pl", "3pl", "grm"};
@@ -136,19 +137,23 @@ SimulatorSpec simulator_spec_from_config(ConfigSection section) {
   return spec;
 }
 
-json SimulatorSpec::to_json() const {
-  json priors_json = json::object();
+json SimulatorSpec::priors_json() const {
+  json out = json::object();
   for (const auto& name : prior_names(model)) {
-    if (name == "log_a") priors_json["log_a"] = normal_json(priors.log_a);
-    if (name == "b") priors_json["b"] = normal_json(priors.b);
-    if (name == "c") priors_json["c"] = {{"alpha", priors.c.alpha}, {"beta", priors.c.beta}};
-    if (name == "thresholds") priors_json["thresholds"] = normal_json(priors.thresholds);
+    if (name == "log_a") out["log_a"] = normal_json(priors.log_a);
+    if (name == "b") out["b"] = normal_json(priors.b);
+    if (name == "c") out["c"] = {{"alpha", priors.c.alpha}, {"beta", priors.c.beta}};
+    if (name == "thresholds") out["thresholds"] = normal_json(priors.thresholds);
   }
+  return out;
+}
+
+json SimulatorSpec::to_json() const {
   json out = {{"model", model},
               {"n_items", {ranges.min_items, ranges.max_items}},
               {"n_persons", {ranges.min_persons, ranges.max_persons}},
               {"missing", {missing.low, missing.high}},
-              {"priors", priors_json}};
+              {"priors", priors_json()}};
   if (model == "grm") out["n_categories"] = n_categories;
   return out;
 }

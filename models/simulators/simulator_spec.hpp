@@ -71,10 +71,18 @@ struct SimulatorSpec {
   ItemPriors priors;
 
   nlohmann::json to_json() const;  // every field; simulator_spec_from_config reads it back unchanged
+  nlohmann::json priors_json() const;  // to_json's "priors": the ones the model reads
 };
 
 // "rasch", "2pl", "3pl", "grm".
 const std::vector<std::string>& model_names();
+
+// The priors `model` reads: {"b"}, {"log_a", "b"}, {"log_a", "b", "c"}, {"log_a", "thresholds"}.
+std::vector<std::string> prior_names(const std::string& model);
+
+// A "priors" section ({"log_a": {"mean": 0, "sd": 0.5}, ...}) read over `out`: the ones `model` reads,
+// every field checked, any other key an error naming the closest.
+void read_item_priors(ConfigSection& priors, const std::string& model, ItemPriors& out);
 
 // The components of spec's per-item inference target, in the network's order:
 // {"b"}, {"log_a", "b"}, {"log_a", "b", "logit_c"}, {"log_a", "b1", .., "b{K-1}"}.

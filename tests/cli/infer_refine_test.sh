@@ -79,3 +79,27 @@ expect_user_error "at least 2 chains" \
   "$BFHPO" infer "$WORK/model" --data "$WORK/data.csv" --refine mcmc --refine-chains 1 --out "$WORK/never.csv"
 [ ! -e "$WORK/never.csv" ] || fail "a refused infer wrote its output"
 echo PASS
+
+# --prior (issue 41 item 3): the chains target the user's prior, and the output says which prior is which.
+"$BFHPO" infer "$WORK/model" --data "$WORK/data.csv" --draws 400 --check-replications 0 --format json \
+  --refine auto --prior 'b=normal(2, 0.2)' > "$WORK/prior.json" 2> "$WORK/prior.err" ||
+  fail "infer --prior: $(cat "$WORK/prior.err")"
+grep -q "^prior: the amortized draws come from the training prior (log_a ~ N(0, 0.5), b ~ N(0, 1)); the exact-posterior step targets log_a ~ N(0, 0.5), b ~ N(2, 0.2)" \
+  "$WORK/prior.err" || fail "no prior line: $(cat "$WORK/prior.err")"
+"$OPTUNA_PYTHON" - "$WORK" <<'PY' || fail "the posterior under --prior"
+import json, sys
+work = sys.argv[1]
+under, refined = json.load(open(f"{work}/prior.json")), json.load(open(f"{work}/refined.json"))
+assert under["prior"]["amortized"]["b"] == {"mean": 0.0, "sd": 1.0}, under["prior"]
+assert under["prior"]["posterior"]["b"] == {"mean": 2.0, "sd": 0.2}, under["prior"]
+# b ~ N(2, 0.2) pulls every item's b towards 2: each posterior mean lies nearer 2 than the one under N(0, 1).
+pairs = list(zip(under["items"], refined["items"]))
+assert all(abs(u["b"]["mean"] - 2) < abs(r["b"]["mean"] - 2) for u, r in pairs), [(u["b"], r["b"]) for u, r in pairs]
+PY
+expect_user_error "--prior 'loga=normal(0,1)': the 2pl model has no prior 'loga'. Fix: name one of log_a, b (did you mean 'log_a'?)" \
+  "$BFHPO" infer "$WORK/model" --data "$WORK/data.csv" --prior 'loga=normal(0,1)' --out "$WORK/never.csv"
+expect_user_error "NAME=normal(MEAN, SD)" \
+  "$BFHPO" infer "$WORK/model" --data "$WORK/data.csv" --prior 'b=normal(0)' --out "$WORK/never.csv"
+expect_user_error "only the exact-posterior step gives another" \
+  "$BFHPO" infer "$WORK/model" --data "$WORK/data.csv" --prior 'b=normal(0, 2)' --refine off --out "$WORK/never.csv"
+[ ! -e "$WORK/never.csv" ] || fail "a refused infer wrote its output"
