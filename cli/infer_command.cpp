@@ -4,6 +4,7 @@
 #include "inference/data_set_inference.hpp"
 #include "inference/many_data_sets.hpp"
 #include "inference/pareto_smoothed_importance.hpp"
+#include "inference/shipped_estimators.hpp"
 #include "inference/user_prior.hpp"
 
 #include <sys/stat.h>
@@ -116,6 +117,31 @@ std::optional<inference::PersonScoreOptions> person_options(const VerbArgs& args
   options.plausible_values = plausible_values;
   options.seed = args["seed"].as<uint64_t>();
   return options;
+}
+
+// MODEL_DIR|STUDY.json, or with --model the shipped estimator whose ranges hold the (first) data set.
+std::filesystem::path estimator_path(const VerbArgs& args, const std::string& id_column, const std::string& group_column) {
+  if (!args.count("model")) return args["study"].as<std::string>();
+  if (args.count("study"))
+    throw UserError("bfhpo infer: both " + args["study"].as<std::string>() + " and --model " +
+                    args["model"].as<std::string>() + ". Fix: give one estimator: a MODEL_DIR (or study), or --model");
+  const auto estimators = inference::shipped_estimators();
+  // Read with room for any shipped estimator's categories and missing cells, to learn the data's shape.
+  int64_t categories = 2;
+  for (const auto& estimator : estimators) categories = std::max(categories, estimator.simulator.n_categories);
+  inference::DataSetSources sources(args["data"].as<std::vector<std::string>>(), id_column, group_column,
+                                    inference::ResponseFormat(categories, true));
+  const auto read = sources.read(0);
+  if (!read.data) throw UserError(read.error);
+  const auto& data = *read.data;
+  const inference::DataShape shape{data.responses.size(1), data.responses.size(0),
+                                   1.0 - data.mask.to(torch::kFloat64).mean().item<double>(),
+                                   static_cast<int64_t>((data.responses * data.mask).max().item<double>()) + 1};
+  const auto& chosen = inference::choose_estimator(estimators, args["model"].as<std::string>(), shape);
+  std::cerr << "estimator: the shipped " << chosen.name << " (" << chosen.folder.string() << "; trained on "
+            << inference::ranges_text(chosen.simulator) << ", priors " << inference::prior_text(chosen.simulator)
+            << ")\n";
+  return chosen.folder;
 }
 
 // The live count of data sets done, with the time left: redrawn in place on a terminal, else a line a tenth.
@@ -258,8 +284,9 @@ int run_infer(const VerbArgs& args) {
   if (format != "csv" && format != "json")
     throw UserError("bfhpo infer: --format '" + format + "' is unknown. Fix: use csv or json");
 
-  auto model = inference::load_trained_model(args["study"].as<std::string>(), storage_override(args));
   const auto text_of = [&](const char* option) { return args.count(option) ? args[option].as<std::string>() : ""; };
+  auto model = inference::load_trained_model(estimator_path(args, text_of("id-column"), text_of("group-column")),
+                                             storage_override(args));
   inference::DataSetSources sources(args["data"].as<std::vector<std::string>>(), text_of("id-column"),
                                     text_of("group-column"), inference::response_format(model));
   std::vector<std::filesystem::path> inputs = model.files;

@@ -91,6 +91,9 @@ void infer_options(po::options_description& options) {
                         "responses.csv or .tsv: persons x items of 0/1 (0..K-1 graded; empty or NA missing), a header of item "
                         "names, an optional id column. Several files, a folder (its *.csv and *.tsv) or a quoted pattern "
                         "('wave*.csv'): many data sets in one run, the outputs long with a first column `dataset`")(
+      "model", po::value<std::string>(),
+      "rasch, 2pl, 3pl or grm instead of MODEL_DIR: the estimator that ships with bfhpo for that model and the data's "
+      "shape (no study, no training); a shape outside every shipped one's ranges is an error pointing to `init`")(
       "group-column", po::value<std::string>(),
       "one long --data file holding many data sets: this column names each person's data set")(
       "draws", po::value<int64_t>()->default_value(1000), "posterior draws per item")(
@@ -197,12 +200,13 @@ const std::vector<Verb>& verbs() {
       {"train", "train one configuration (the study's fixed values + PARAMS.json), print diagnostics",
        "STUDY.json [--params PARAMS.json] [--epochs N] [--seed S] [--out DIR] [--json]", Side::Training, train_options},
       {"infer", "posterior draws of every item's parameters, and every person's score, for one or many response files",
-       "MODEL_DIR|STUDY.json --data responses.csv|FOLDER|'PATTERN'... [--group-column G] [--draws N] [--seed S]"
+       "MODEL_DIR|STUDY.json|--model rasch|2pl|3pl|grm --data responses.csv|FOLDER|'PATTERN'... [--group-column G]"
+       " [--draws N] [--seed S]"
        " [--format csv|json] [--out F] [--draws-out F] [--persons-out F [--plausible-values M]] [--datasets-out F]"
        " [--id-column NAME] [--check-replications R] [--check-alpha A] [--check-out F]"
        " [--refine off|auto|importance|mcmc] [--refine-chains C] [--refine-warmup W] [--refine-sweeps S]"
        " [--prior NAME=normal(M, SD)|PRIORS.json]... [--storage URL]",
-       Side::Training, infer_options},
+       Side::Training, infer_options, true, "model"},
       {"init", "write a training study sized to a response file: ranges, categories, missing share, training length",
        "--data responses.csv --model rasch|2pl|3pl|grm [-o STUDY.json [--force]] [--id-column NAME]", Side::Training,
        init_options, false},
@@ -237,7 +241,7 @@ std::optional<po::variables_map> parse_verb_args(const Verb& verb, const std::ve
   } catch (const po::error& e) {
     throw UserError("bfhpo " + name + ": " + e.what() + ". Fix: see `bfhpo " + name + " --help`");
   }
-  if (verb.takes_study && !vm.count("study"))
+  if (verb.takes_study && !vm.count("study") && !(verb.instead_of_study && vm.count(verb.instead_of_study)))
     throw UserError("bfhpo " + name + ": missing STUDY.json. Fix: bfhpo " + name + " " + verb.usage);
   return vm;
 }

@@ -23,6 +23,7 @@ struct Verb {
   Side side;
   void (*declare_options)(boost::program_options::options_description& options);
   bool takes_study = true;  // STUDY.json is the first positional argument
+  const char* instead_of_study = nullptr;  // an option that may stand in for it (infer's --model)
 };
 
 const std::vector<Verb>& verbs();

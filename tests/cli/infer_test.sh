@@ -8,22 +8,7 @@ write_training_study "$STUDY" 1
 "$BFHPO" train "$STUDY" --out "$WORK/model" > "$WORK/train.out" 2>&1 || fail "train: $(tail -3 "$WORK/train.out")"
 [ -s "$WORK/model/weights.torchscript.pt" ] || fail "train wrote no TorchScript module beside weights.pt"
 
-# simulate FILE ITEMS PERSONS SEED: a 2PL data set from the model's prior, with an id column.
-simulate() {
-  "$OPTUNA_PYTHON" - "$@" <<'PY'
-import sys
-import numpy as np
-path, items, persons, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-rng = np.random.default_rng(seed)
-log_a, b, theta = rng.normal(0, 0.5, items), rng.normal(0, 1, items), rng.normal(0, 1, persons)
-y = rng.random((persons, items)) < 1 / (1 + np.exp(-np.exp(log_a) * (theta[:, None] - b)))
-with open(path, "w") as f:
-    f.write("person_id," + ",".join(f"item{j}" for j in range(items)) + "\n")
-    for p in range(persons):
-        f.write(f"p{p}," + ",".join(str(int(v)) for v in y[p]) + "\n")
-PY
-}
-simulate "$WORK/data.csv" 7 50 11
+simulate_2pl "$WORK/data.csv" 7 50 11
 
 "$BFHPO" infer "$WORK/model" --data "$WORK/data.csv" --draws 200 --seed 5 --out "$WORK/s1.csv" \
   --draws-out "$WORK/d1.csv" 2> "$WORK/infer.err" || fail "infer exited $?: $(cat "$WORK/infer.err")"
@@ -66,7 +51,7 @@ print("summary of 7 items agrees with numpy on the draws")
 PY
 
 # Outside the trained ranges (6-8 items, 40-60 persons): a warning naming the range, still a result.
-simulate "$WORK/wide.csv" 12 30 12
+simulate_2pl "$WORK/wide.csv" 12 30 12
 "$BFHPO" infer "$WORK/model" --data "$WORK/wide.csv" --draws 50 > "$WORK/wide.out" 2> "$WORK/wide.err" ||
   fail "infer outside the ranges exited $?"
 grep -q "12 items, outside the 6 to 8" "$WORK/wide.err" && grep -q "30 persons, outside the 40 to 60" "$WORK/wide.err" ||

@@ -175,3 +175,20 @@ pg_drop_databases() {
 }
 # pg_sql URL SQL -> the rows, fields separated by '|'.
 pg_sql() { psql "$1" -qAt -c "$2"; }
+
+# simulate_2pl FILE ITEMS PERSONS SEED: a 2PL data set from the default prior (log a ~ N(0, 0.5), b ~ N(0, 1)),
+# with an id column.
+simulate_2pl() {
+  "$OPTUNA_PYTHON" - "$@" <<'PY'
+import sys
+import numpy as np
+path, items, persons, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+rng = np.random.default_rng(seed)
+log_a, b, theta = rng.normal(0, 0.5, items), rng.normal(0, 1, items), rng.normal(0, 1, persons)
+y = rng.random((persons, items)) < 1 / (1 + np.exp(-np.exp(log_a) * (theta[:, None] - b)))
+with open(path, "w") as f:
+    f.write("person_id," + ",".join(f"item{j}" for j in range(items)) + "\n")
+    for p in range(persons):
+        f.write(f"p{p}," + ",".join(str(int(v)) for v in y[p]) + "\n")
+PY
+}

@@ -1,0 +1,25 @@
+# Issue 41 item 1: `infer --model NAME`, no study and no training: the shipped
+# estimator whose ranges hold the file answers it and says which it is; a file
+# outside every one's ranges, an unknown model, or both a MODEL_DIR and
+# --model exit 2 with the fix.
+source "$(dirname "$0")/lib.sh"
+
+# 20 items x 500 persons from the shipped 2PL's prior; small.csv: its first 199 persons (below 400).
+simulate_2pl "$WORK/scale.csv" 20 500 41
+head -200 "$WORK/scale.csv" > "$WORK/small.csv"
+
+"$BFHPO" infer --model 2pl --data "$WORK/scale.csv" --draws 200 --check-replications 0 --out "$WORK/items.csv" \
+  2> "$WORK/err" || fail "infer --model 2pl: $(cat "$WORK/err")"
+grep -q "^estimator: the shipped 2pl (.*estimators/2pl; trained on 16-24 items, 400-600 persons, no missing cells, priors log_a ~ N(0, 0.5), b ~ N(0, 1))" \
+  "$WORK/err" || fail "no estimator line: $(cat "$WORK/err")"
+[ "$(grep -c '^item[0-9]*,b,' "$WORK/items.csv")" -eq 20 ] || fail "not every item answered: $(head "$WORK/items.csv")"
+
+expect_user_error "lie outside every shipped estimator's ranges; 2pl: 16-24 items, 400-600 persons" \
+  "$BFHPO" infer --model 2pl --data "$WORK/small.csv" --out "$WORK/never.csv"
+grep -qF "bfhpo init --data FILE --model 2pl" "$WORK/err" || fail "no pointer to init: $(cat "$WORK/err")"
+expect_user_error "--model grm: no estimator of that model ships with bfhpo" \
+  "$BFHPO" infer --model grm --data "$WORK/scale.csv" --out "$WORK/never.csv"
+expect_user_error "give one estimator" \
+  "$BFHPO" infer "$WORK" --model 2pl --data "$WORK/scale.csv" --out "$WORK/never.csv"
+expect_user_error "missing STUDY.json" "$BFHPO" infer --data "$WORK/scale.csv" --out "$WORK/never.csv"
+[ ! -e "$WORK/never.csv" ] || fail "a refused infer wrote its output"

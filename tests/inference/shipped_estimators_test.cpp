@@ -1,0 +1,69 @@
+#include <catch2/catch.hpp>
+
+#include "common/user_error.hpp"
+#include "inference/posterior_inference.hpp"
+#include "inference/shipped_estimators.hpp"
+#include "models/simulators/simulator.hpp"
+#include "tests/inference/untrained_model.hpp"
+#include "tests/models/tiny_spec.hpp"
+
+#include <cmath>
+
+using namespace bfhpo;
+
+TEST_CASE("every shipped estimator loads and is calibrated on a small batch from its own prior",
+          "[shipped_estimators]") {
+  const auto estimators = inference::shipped_estimators();
+  REQUIRE_FALSE(estimators.empty());
+  for (const auto& estimator : estimators) {
+    INFO(estimator.name);
+    auto model = inference::load_trained_model(estimator.folder);
+    CHECK(model.config.simulator.to_json() == estimator.simulator.to_json());
+    // 16 data sets at the middle of its ranges; each true item parameter's rank among 200 draws.
+    const auto& r = estimator.simulator.ranges;
+    const models::Simulator simulator(estimator.simulator, 7, torch::kCPU);
+    const auto batch = simulator.sample_shape(16, (r.min_items + r.max_items) / 2, (r.min_persons + r.max_persons) / 2, 0);
+    int64_t inside[3] = {0, 0, 0}, intervals = 0;
+    const double levels[3] = {0.5, 0.8, 0.95};
+    for (int64_t k = 0; k < 16; ++k) {
+      inference::ResponseMatrix data = test::data_of({batch.responses.narrow(0, k, 1), batch.mask.narrow(0, k, 1),
+                                                      batch.item_params.narrow(0, k, 1), batch.abilities.narrow(0, k, 1)});
+      const auto draws = inference::infer_posterior(model, data, 200, 11 + static_cast<uint64_t>(k)).draws.to(torch::kFloat64);
+      const auto truth = batch.item_params[k].to(torch::kFloat64).unsqueeze(1);  // [J, 1, D]
+      const auto rank = draws.lt(truth).to(torch::kFloat64).mean(1);            // [J, D] in [0, 1]
+      for (int l = 0; l < 3; ++l) inside[l] += (rank - 0.5).abs().le(levels[l] / 2).sum().item<int64_t>();
+      intervals += rank.numel();
+    }
+    // A calibrated estimator covers each level's share of the truths: within 4 binomial sds (an estimator
+    // whose weights or config were wrong misses by tens of points).
+    for (int l = 0; l < 3; ++l) {
+      const double coverage = static_cast<double>(inside[l]) / static_cast<double>(intervals);
+      const double sd = std::sqrt(levels[l] * (1.0 - levels[l]) / static_cast<double>(intervals));
+      INFO("level " << levels[l] << ": coverage " << coverage << " over " << intervals << " intervals");
+      CHECK(std::abs(coverage - levels[l]) < 4.0 * sd);
+    }
+  }
+}
+
+TEST_CASE("choose_estimator: the one whose ranges hold the data; otherwise the ranges and `init`",
+          "[shipped_estimators]") {
+  const auto narrow = test::simulator_at({16, 24, 400, 600}, "2pl");
+  auto wide = test::simulator_at({5, 40, 150, 3000}, "2pl");
+  wide.missing = {0.0, 0.2};
+  const auto graded = test::simulator_at({5, 40, 150, 3000}, "grm", 5);
+  const std::vector<inference::ShippedEstimator> estimators{
+      {"2pl-a", "a", narrow}, {"2pl-b", "b", wide}, {"grm-5", "g", graded}};
+  CHECK(inference::choose_estimator(estimators, "2pl", {20, 500, 0.0, 2}).name == "2pl-a");
+  CHECK(inference::choose_estimator(estimators, "2pl", {20, 500, 0.1, 2}).name == "2pl-b");  // missing cells
+  CHECK(inference::choose_estimator(estimators, "2pl", {30, 200, 0.0, 2}).name == "2pl-b");
+  CHECK(inference::choose_estimator(estimators, "grm", {10, 300, 0.0, 5}).name == "grm-5");
+  CHECK_THROWS_WITH(inference::choose_estimator(estimators, "grm", {10, 300, 0.0, 4}),
+                    Catch::Contains("outside every shipped estimator's ranges") && Catch::Contains("5 categories") &&
+                        Catch::Contains("bfhpo init --data FILE --model grm"));
+  CHECK_THROWS_WITH(inference::choose_estimator(estimators, "2pl", {50, 500, 0.0, 2}),
+                    Catch::Contains("2pl-a: 16-24 items, 400-600 persons, no missing cells") &&
+                        Catch::Contains("2pl-b: 5-40 items, 150-3000 persons, at most 20% missing cells"));
+  CHECK_THROWS_WITH(inference::choose_estimator(estimators, "rasch", {10, 300, 0.0, 2}),
+                    Catch::Contains("no estimator of that model ships") && Catch::Contains("2pl, grm"));
+  CHECK_THROWS_AS(inference::choose_estimator(estimators, "3pl", {10, 300, 0.0, 2}), UserError);
+}
