@@ -177,7 +177,9 @@ def main():
     for line in run.stderr.splitlines():
         if line.startswith(("paths:", "model check:")):
             print(f"  {line}")
-    if stan is None:
+    if args.stan <= 0:
+        print("Stan: not asked (--stan 0)")
+    elif stan is None:
         print("Stan: not run (needs Rscript with rstan: apt-get install r-cran-rstan)")
     else:
         projected = stan * args.datasets
