@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -22,13 +23,20 @@ std::string where(const std::filesystem::path& file, size_t line, size_t column)
   return file.string() + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 
-// Length of the UTF-8 sequence starting at text[i], 0 when it is not valid.
+// Length of the UTF-8 sequence starting at text[i], 0 when it is not valid
+// (RFC 3629: the shortest form only, no surrogate halves, nothing past U+10FFFF).
 size_t utf8_length(const std::string& text, size_t i) {
-  const auto byte = static_cast<unsigned char>(text[i]);
-  size_t length = byte < 0x80 ? 1 : (byte >> 5) == 0x6 ? 2 : (byte >> 4) == 0xE ? 3 : (byte >> 3) == 0x1E ? 4 : 0;
+  const auto byte_at = [&](size_t k) { return static_cast<unsigned char>(text[i + k]); };
+  const unsigned char lead = byte_at(0);
+  const size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 0;
   if (length == 0 || i + length > text.size()) return 0;
-  for (size_t k = 1; k < length; ++k)
-    if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) return 0;
+  uint32_t code = length == 1 ? lead : lead & (0x7Fu >> length);
+  for (size_t k = 1; k < length; ++k) {
+    if ((byte_at(k) >> 6) != 0x2) return 0;
+    code = (code << 6) | (byte_at(k) & 0x3Fu);
+  }
+  constexpr uint32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};  // of each length's code points
+  if (code < kSmallest[length] || (code >= 0xD800 && code <= 0xDFFF) || code > 0x10FFFF) return 0;
   return length;
 }
 

@@ -89,6 +89,21 @@ TEST_CASE("read_response_matrix: a UTF-8 byte order mark before the header does 
   CHECK(matrix.source == path.string());
 }
 
+TEST_CASE("read_response_matrix: item names in UTF-8 are read; overlong forms, surrogates and past U+10FFFF are not",
+          "[response_matrix]") {
+  // e acute, the euro sign, an emoji: two, three and four bytes.
+  const auto good = write_data("utf8.csv", "caf\xC3\xA9,\xE2\x82\xAC,\xF0\x9F\x98\x80\n1,0,1\n0,1,1\n");
+  const auto matrix = read_response_matrix(good, "", ResponseFormat{2, false});
+  CHECK(matrix.item_names == std::vector<std::string>{"caf\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80"});
+  // '/' written in two bytes, a surrogate half (U+D800), U+110000, and a lead byte past F4.
+  for (const std::string bad : {"\xC0\xAF", "\xE0\x80\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xF5\x80\x80\x80"}) {
+    INFO("bytes of " << bad.size());
+    const auto path = write_data("bad_utf8.csv", "q1,q" + bad + "\n1,0\n0,1\n");
+    const auto error = read_error(path, ResponseFormat{2, false});
+    CHECK_THAT(error, Catch::Contains(":1:5: not a text file") && Catch::Contains("invalid UTF-8"));
+  }
+}
+
 TEST_CASE("read_response_matrix: a quoted field holds the delimiter and doubled quotes, as RFC 4180 writes them",
           "[response_matrix]") {
   const auto path = write_data("quoted.csv", "id,\"Q1, reading\", \"say \"\"hi\"\"\" ,q3\np1,0,\"1\",0\np2,1,0,1\n");
