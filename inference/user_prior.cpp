@@ -44,7 +44,8 @@ void apply_prior_text(const std::string& value, const models::SimulatorSpec& tra
     size_t used_first = 0, used_second = 0;
     first = std::stod(match[3], &used_first);
     second = std::stod(match[4], &used_second);
-    if (used_first != match[3].length() || used_second != match[4].length()) throw std::invalid_argument("trailing");
+    if (used_first != static_cast<size_t>(match[3].length()) || used_second != static_cast<size_t>(match[4].length()))
+      throw std::invalid_argument("trailing");
   } catch (const std::exception&) {
     throw bad_prior(value, "its parameters are not numbers", "write e.g. " + name + "=" + expected + "(0, 1)");
   }

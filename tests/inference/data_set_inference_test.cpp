@@ -33,7 +33,7 @@ TEST_CASE("infer_data_set with nothing asked is infer_posterior's draws and says
   Setup setup(test::simulator_at({5, 5, 40, 40}, "grm", 4, 0.1), 5);
   auto& [model, data] = setup;
   std::vector<std::string> lines;
-  inference::InferenceOptions options{60, 8, std::nullopt, std::nullopt, std::nullopt};
+  inference::InferenceOptions options{60, 8, std::nullopt, std::nullopt, std::nullopt, std::nullopt};
   const auto result = inference::infer_data_set(model, data, options, [&](const std::string& l) { lines.push_back(l); });
   const auto direct = inference::infer_posterior(model, data, 60, 8);
   CHECK(torch::equal(result.posterior.draws, direct.draws));
@@ -52,7 +52,7 @@ TEST_CASE("infer_data_set: chains' draws get the amortized log q, the check runs
   auto& [model, data] = setup;
   std::vector<std::string> lines;
   inference::InferenceOptions options{40, 2, inference::RefinementOptions{"mcmc", 2, 20, 20, 4},
-                                      inference::PredictiveCheckOptions{240, 0.05, 9}, std::nullopt};
+                                      inference::PredictiveCheckOptions{240, 0.05, 9}, std::nullopt, std::nullopt};
   const auto result = inference::infer_data_set(model, data, options, [&](const std::string& l) { lines.push_back(l); });
 
   REQUIRE(result.posterior.draws.size(1) == 40);
@@ -79,7 +79,7 @@ TEST_CASE("infer_data_set: data with every cell missing skip the summary-space c
   data.mask.zero_();
   std::vector<std::string> lines;
   inference::InferenceOptions options{40, 2, std::nullopt, inference::PredictiveCheckOptions{500, 0.05, 9},
-                                      std::nullopt};
+                                      std::nullopt, std::nullopt};
   const auto result = inference::infer_data_set(model, data, options, [&](const std::string& l) { lines.push_back(l); });
   REQUIRE(result.summary_space);
   CHECK_FALSE(result.summary_space->skipped.empty());
