@@ -40,7 +40,6 @@ args <- taken$args; persons_file <- taken$file
 if (length(args) < 3) stop("usage: laplace_reference.R RESPONSES.csv 2pl|grm OUT.csv [PERSONS.csv | --persons-out PERSONS.csv]")
 data_file <- args[1]; model <- args[2]; out_file <- args[3]
 if (length(args) >= 4) persons_file <- args[4]
-prior <- function(name, default) as.numeric(Sys.getenv(name, as.character(default)))
 log_a_mean <- prior("LOG_A_MEAN", 0); log_a_sd <- prior("LOG_A_SD", 0.5)
 b_mean <- prior("B_MEAN", 0); b_sd <- prior("B_SD", 1)
 n_nodes <- as.integer(Sys.getenv("LAPLACE_NODES", "121"))

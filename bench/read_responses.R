@@ -20,3 +20,6 @@ take_persons_out <- function(args) {
   if (flag[1] == length(args)) stop("--persons-out needs a file")
   list(args = args[-c(flag[1], flag[1] + 1)], file = args[flag[1] + 1])
 }
+
+# A prior's parameter from the environment (LOG_A_MEAN, LOG_A_SD, B_MEAN, B_SD), else bfhpo's default.
+prior <- function(name, default) as.numeric(Sys.getenv(name, as.character(default)))

@@ -26,7 +26,6 @@ if (length(args) < 3) stop("usage: stan_reference.R RESPONSES.csv 2pl|grm OUT.cs
 data_file <- args[1]; model <- args[2]; out_file <- args[3]
 chains <- if (length(args) >= 4) as.integer(args[4]) else 4L
 iter <- if (length(args) >= 5) as.integer(args[5]) else 2000L
-prior <- function(name, default) as.numeric(Sys.getenv(name, as.character(default)))
 
 read <- read_responses(data_file)
 responses <- read$responses; person_ids <- read$person_ids; items <- read$items
