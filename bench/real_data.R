@@ -12,7 +12,7 @@
 # epir_neuroticism.csv: epiR's first testing (474 persons), the N scale, 2.0% missing;
 # geras_mcog.csv: GERAS's M.cog scale, 7 items of a 5-point scale (coded 2..6, as 0..4), 471 persons.
 # The last two are small enough to train at init's length on a 2-core machine.
-# psych's `ability` and `bfi` are kept aside for an independent check.
+# psych's `ability` and `bfi` are kept aside for an independent check (the end of this file).
 args <- commandArgs(trailingOnly = TRUE)
 out <- if (length(args) >= 1) args[1] else "."
 dir.create(out, showWarnings = FALSE, recursive = TRUE)
@@ -86,3 +86,10 @@ file <- file.path(out, "epi_extraversion_samples.csv")
 write.csv(cbind(id = drawn, sample = paste0("s", samples), epi_e[drawn, ]), file, row.names = FALSE, na = "")
 cat(sprintf("%s: %d persons x %d items in 5 samples of 500 (of %d complete)\n", file, length(drawn), ncol(epi_e),
             length(complete)))
+# The independent check of issue 41 part 6 (one file, a shipped estimator
+# against Stan): ability.csv, psych's 16 ICAR ability items (binary,
+# 1,525 persons, 4.7% of cells missing), and bfi_neuroticism_300.csv, bfi's
+# N1-N5 (6 categories, as 0..5) of its first 300 persons, 0.7% missing.
+data(ability, package = "psychTools")
+write_responses(ability, "ability")
+write_responses(bfi[1:300, psychTools::bfi.keys$neuroticism] - 1, "bfi_neuroticism_300")

@@ -133,11 +133,8 @@ std::filesystem::path estimator_path(const VerbArgs& args, const std::string& id
                                     inference::ResponseFormat(categories, true));
   const auto read = sources.read(0);
   if (!read.data) throw UserError(read.error);
-  const auto& data = *read.data;
-  const inference::DataShape shape{data.responses.size(1), data.responses.size(0),
-                                   1.0 - data.mask.to(torch::kFloat64).mean().item<double>(),
-                                   static_cast<int64_t>((data.responses * data.mask).max().item<double>()) + 1};
-  const auto& chosen = inference::choose_estimator(estimators, args["model"].as<std::string>(), shape);
+  const auto& chosen =
+      inference::choose_estimator(estimators, args["model"].as<std::string>(), inference::DataShape::of(*read.data));
   std::cerr << "estimator: the shipped " << chosen.name << " (" << chosen.folder.string() << "; trained on "
             << inference::ranges_text(chosen.simulator) << ", priors " << inference::prior_text(chosen.simulator)
             << ")\n";

@@ -33,7 +33,7 @@ DataSetRow DataSetRow::of(const std::string& dataset, const ResponseMatrix& data
   row.dataset = dataset;
   row.persons = data.responses.size(0);
   row.items = data.responses.size(1);
-  row.missing_share = 1.0 - data.mask.to(torch::kFloat64).mean().item<double>();
+  row.missing_share = data.missing_share();
   row.pareto_k = result.pareto_k;
   row.item_coverage_loss = result.item_coverage_loss;
   row.path = result.path();

@@ -49,6 +49,8 @@ struct ResponseMatrix {
   std::vector<std::string> person_ids;  // empty without an id column
   torch::Tensor responses;              // [P, J] float32, the category 0..K-1; 0 where missing
   torch::Tensor mask;                   // [P, J] float32, 1 observed / 0 missing
+
+  double missing_share() const { return 1.0 - mask.to(torch::kFloat64).mean().item<double>(); }
 };
 
 // Real response files: up to 1 GB (about 500 million cells); the matrix then takes 8 bytes a cell.

@@ -24,6 +24,11 @@ bool holds(const models::SimulatorSpec& simulator, const DataShape& shape) {
 
 }  // namespace
 
+DataShape DataShape::of(const ResponseMatrix& data) {
+  const auto highest = (data.responses * data.mask).max().item<double>();  // missing cells hold 0
+  return {data.responses.size(1), data.responses.size(0), data.missing_share(), static_cast<int64_t>(highest) + 1};
+}
+
 std::filesystem::path estimators_folder() {
   if (const char* folder = std::getenv("BFHPO_ESTIMATORS"); folder && *folder) return folder;
   return BFHPO_ESTIMATORS_DIR;

@@ -8,6 +8,7 @@
 // graded model, as many categories.
 #pragma once
 
+#include "inference/response_matrix.hpp"
 #include "models/simulators/simulator_spec.hpp"
 
 #include <cstdint>
@@ -27,6 +28,8 @@ struct DataShape {
   int64_t items = 0, persons = 0;
   double missing_share = 0.0;
   int64_t categories = 2;  // the highest response seen + 1
+
+  static DataShape of(const ResponseMatrix& data);
 };
 
 std::filesystem::path estimators_folder();

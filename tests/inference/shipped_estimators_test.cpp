@@ -67,3 +67,19 @@ TEST_CASE("choose_estimator: the one whose ranges hold the data; otherwise the r
                     Catch::Contains("no estimator of that model ships") && Catch::Contains("2pl, grm"));
   CHECK_THROWS_AS(inference::choose_estimator(estimators, "3pl", {10, 300, 0.0, 2}), UserError);
 }
+
+TEST_CASE("DataShape::of: items, persons, the share of missing cells and the highest observed category + 1",
+          "[shipped_estimators]") {
+  inference::ResponseMatrix data;
+  // 3 persons x 2 items; the missing cell's stored value is not a category seen.
+  data.responses = torch::tensor({0.0F, 3.0F, 2.0F, 1.0F, 4.0F, 0.0F}).reshape({3, 2});
+  data.mask = torch::tensor({1.0F, 1.0F, 1.0F, 1.0F, 0.0F, 1.0F}).reshape({3, 2});
+  const auto shape = inference::DataShape::of(data);
+  CHECK(shape.items == 2);
+  CHECK(shape.persons == 3);
+  CHECK(shape.missing_share == Approx(1.0 / 6.0).margin(1e-12));
+  CHECK(shape.categories == 4);
+  data.mask.fill_(1.0F);
+  CHECK(inference::DataShape::of(data).categories == 5);
+  CHECK(inference::DataShape::of(data).missing_share == 0.0);
+}
