@@ -49,7 +49,14 @@ int run_init(const VerbArgs& args) {
   const auto summary = inference::summarize_responses(data);
   const auto estimates = inference::estimate_log_a(data, summary, model, data_file,
                                                    [](const std::string& line) { std::cerr << line << std::endl; });
-  auto draft = inference::draft_study(summary, model, data_file, estimates);
+  const auto estimators = args.count("fine-tune") ? inference::shipped_estimators() : std::vector<inference::ShippedEstimator>{};
+  const inference::ShippedEstimator* fine_tune = nullptr;
+  if (args.count("fine-tune")) {
+    auto shape = inference::DataShape::of(data);
+    shape.categories = static_cast<int64_t>(summary.categories.size());  // as the study's n_categories
+    fine_tune = &inference::nearest_estimator(estimators, model, shape);
+  }
+  auto draft = inference::draft_study(summary, model, data_file, estimates, fine_tune);
   if (const auto journal = out ? inference::fresh_journal(*out) : std::nullopt) {
     draft.study["storage"] = *journal;
     draft.choices.push_back({"storage " + *journal, out->string() + ".journal holds an earlier study's trials (left as "

@@ -138,6 +138,8 @@ void init_options(po::options_description& options) {
       "model", po::value<std::string>()->required(), "rasch, 2pl, 3pl or grm")(
       "output,o", po::value<std::string>(), "write the study to this new file (default: stdout; the choices go to stderr)")(
       "force", "replace the -o file if it exists")(
+      "fine-tune", "start from the shipped estimator of the model nearest the file's shape (its network and weights): "
+                   "a quarter of the training")(
       "id-column", po::value<std::string>(), "the person-id column's name (default: id, person, person_id or respondent)");
 }
 
@@ -208,7 +210,8 @@ const std::vector<Verb>& verbs() {
        " [--prior NAME=normal(M, SD)|PRIORS.json]... [--storage URL]",
        Side::Training, infer_options, true, "model"},
       {"init", "write a training study sized to a response file: ranges, categories, missing share, training length",
-       "--data responses.csv --model rasch|2pl|3pl|grm [-o STUDY.json [--force]] [--id-column NAME]", Side::Training,
+       "--data responses.csv --model rasch|2pl|3pl|grm [-o STUDY.json [--force]] [--fine-tune] [--id-column NAME]",
+       Side::Training,
        init_options, false},
   };
   return all;

@@ -5,6 +5,7 @@
 #include "common/user_error.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <set>
 
@@ -74,6 +75,29 @@ const ShippedEstimator& choose_estimator(const std::vector<ShippedEstimator>& es
                   "% missing cells, " + std::to_string(shape.categories) +
                   " categories) lie outside every shipped estimator's ranges" + ranges +
                   ". Fix: train one for them: bfhpo init --data FILE --model " + model + ", then bfhpo train");
+}
+
+const ShippedEstimator& nearest_estimator(const std::vector<ShippedEstimator>& estimators, const std::string& model,
+                                          const DataShape& shape) {
+  const auto outside = [](double value, int64_t low, int64_t high) {  // log distance to [low, high]
+    return std::max({0.0, std::log(static_cast<double>(low) / value), std::log(value / static_cast<double>(high))});
+  };
+  const ShippedEstimator* nearest = nullptr;
+  double nearest_distance = 0.0;
+  for (const auto& estimator : estimators) {
+    const auto& simulator = estimator.simulator;
+    if (simulator.model != model || (model == "grm" && simulator.n_categories != shape.categories)) continue;
+    const auto& r = simulator.ranges;
+    const double distance = outside(static_cast<double>(shape.items), r.min_items, r.max_items) +
+                            outside(static_cast<double>(shape.persons), r.min_persons, r.max_persons);
+    if (!nearest || distance < nearest_distance) nearest = &estimator, nearest_distance = distance;
+  }
+  if (!nearest)
+    throw UserError("bfhpo init: --fine-tune: no estimator of the " + model + " model" +
+                    (model == "grm" ? " with " + std::to_string(shape.categories) + " categories" : std::string()) +
+                    " ships with bfhpo (in " + estimators_folder().string() +
+                    "). Fix: leave --fine-tune out to train a fresh network");
+  return *nearest;
 }
 
 std::string ranges_text(const models::SimulatorSpec& simulator) {

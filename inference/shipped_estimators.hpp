@@ -43,6 +43,14 @@ std::vector<ShippedEstimator> shipped_estimators();
 const ShippedEstimator& choose_estimator(const std::vector<ShippedEstimator>& estimators, const std::string& model,
                                          const DataShape& shape);
 
+// The estimator of `model` to fine-tune for data of `shape` (init --fine-tune):
+// for the graded model, of its categories; one whose ranges hold the shape
+// when there is one, else the one nearest in items and persons (the sum of
+// the log ratios of the shape to each range's nearest end). A UserError when
+// none of the model (and categories) ships.
+const ShippedEstimator& nearest_estimator(const std::vector<ShippedEstimator>& estimators, const std::string& model,
+                                          const DataShape& shape);
+
 // "16-24 items, 400-600 persons, no missing cells" (or "at most 20% missing cells"; ", 5 categories").
 std::string ranges_text(const models::SimulatorSpec& simulator);
 

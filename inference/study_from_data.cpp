@@ -1,9 +1,11 @@
 #include "inference/study_from_data.hpp"
 
+#include "common/config_reader.hpp"
 #include "common/number_format.hpp"
 #include "common/user_error.hpp"
 #include "models/simulators/item_response_model.hpp"
 #include "inference/item_estimates.hpp"
+#include "inference/user_prior.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -182,6 +184,19 @@ ordered_json search_space() {
           {"flow.depth", {{"type", "int"}, {"low", 4}, {"high", 8}}}};
 }
 
+// The study's network, weights and learning rate those of `estimator` (see draft_study).
+void start_from(ordered_json& study, const ShippedEstimator& estimator) {
+  const auto config = read_config_file(estimator.folder / "config.json", "shipped estimator's config");
+  auto network = ordered_json::parse(config.at("approximator").dump());
+  for (const char* decided_elsewhere : {"memory", "param_dim", "n_categories"}) network.erase(decided_elsewhere);
+  study["approximator"] = network;
+  study["training"]["learning_rate"] = kFineTuneLearningRate;
+  study["training"]["initial_weights"] = std::filesystem::absolute(estimator.folder / "weights.pt").lexically_normal().string();
+  study["search_space"] = {{"training.learning_rate", study["search_space"]["training.learning_rate"]}};
+  study["search_space"]["training.learning_rate"]["low"] = kFineTuneLearningRate / 4.0;
+  study["search_space"]["training.learning_rate"]["high"] = kFineTuneLearningRate * 4.0;
+}
+
 }  // namespace
 
 double ResponseSummary::missing_share() const {
@@ -280,7 +295,7 @@ double expected_cpu_seconds(const models::SimulatorSpec& simulator, int64_t batc
 }
 
 StudyDraft draft_study(const ResponseSummary& data, const std::string& model, const std::filesystem::path& data_file,
-                       const std::vector<double>& log_a_estimates) {
+                       const std::vector<double>& log_a_estimates, const ShippedEstimator* fine_tune) {
   if (data.items.empty() || data.categories.empty())
     throw std::invalid_argument("draft_study: a summary without items or responses");
   const std::string file = data_file.string();
@@ -335,12 +350,16 @@ StudyDraft draft_study(const ResponseSummary& data, const std::string& model, co
 
   const int64_t params_per_item = static_cast<int64_t>(models::item_parameter_names(simulator).size());
   const int64_t steps = training_steps(params_per_item);
-  const int64_t epochs = (steps + kStepsPerEpoch - 1) / kStepsPerEpoch;
+  const int64_t fresh_epochs = (steps + kStepsPerEpoch - 1) / kStepsPerEpoch;
+  const int64_t epochs = fine_tune ? (fresh_epochs + kFineTuneShare - 1) / kFineTuneShare : fresh_epochs;
   const double seconds = expected_cpu_seconds(simulator, kBatchSize, epochs * kStepsPerEpoch);
   choose("training " + std::to_string(epochs) + " epochs x " + std::to_string(kStepsPerEpoch) + " steps of " +
              std::to_string(kBatchSize) + " data sets",
-         std::to_string(params_per_item) + (params_per_item == 1 ? " parameter" : " parameters") +
-             " per item; expect about " + minutes(seconds) +
+         std::to_string(params_per_item) + (params_per_item == 1 ? " parameter" : " parameters") + " per item" +
+             (fine_tune ? ", from a trained network: a " + std::to_string(kFineTuneShare) + "th of the " +
+                              std::to_string(fresh_epochs) + " a fresh one gets"
+                        : std::string()) +
+             "; expect about " + minutes(seconds) +
              " of CPU time for `bfhpo train` (one core of a 2-core machine; a GPU takes a fraction), " +
              "and as much for each trial of `bfhpo optimize`");
   choose("memory budget \"auto\"", "90% of the device's memory; the memory gate and the OOM ladder work within it");
@@ -374,6 +393,15 @@ StudyDraft draft_study(const ResponseSummary& data, const std::string& model, co
   study["memory"] = {{"budget_mb", "auto"}};
   study["objective"] = "val_nll";
   study["search_space"] = search_space();
+  if (fine_tune) {
+    start_from(study, *fine_tune);
+    choose("training.initial_weights " + study["training"]["initial_weights"].get<std::string>(),
+           "fine-tuning: training starts from the shipped " + fine_tune->name + " estimator (trained on " +
+               ranges_text(fine_tune->simulator) + ", priors " + prior_text(fine_tune->simulator) +
+               "), its network as it is, toward this file's ranges and priors, at learning rate " +
+               format_number(kFineTuneLearningRate) + "; `bfhpo optimize` searches the learning rate only");
+    return draft;
+  }
   choose("search space: learning rate [2e-4, 2e-3], cell MLP width [32, 128], embedding 32 or 64, flow depth 4-8",
          "`bfhpo train` trains the fixed values (inside these ranges); `bfhpo optimize` searches them, 20 trials, "
          "the median pruner stopping poor ones after " + std::to_string(warmup) + " epochs");

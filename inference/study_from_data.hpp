@@ -33,6 +33,7 @@
 
 #include "models/simulators/simulator_spec.hpp"
 #include "inference/response_matrix.hpp"
+#include "inference/shipped_estimators.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -98,8 +99,18 @@ struct StudyDraft {
 // verb takes).
 // `log_a_estimates`: each item's estimated log a under `model`; empty for
 // the Rasch model (no discrimination), or to keep the default prior.
+// `fine_tune` (init --fine-tune, issue 41 part 5): the study starts from
+// that shipped estimator (of `model`; for the graded model, of the file's
+// categories): its network (approximator section) and weights
+// (training.initial_weights), 1 / kFineTuneShare of the epochs a fresh
+// network gets, at kFineTuneLearningRate, and a search space of the
+// learning rate only (the weights fix the network). The simulator section,
+// ranges and priors, is the file's, as without it.
+inline constexpr int64_t kFineTuneShare = 4;
+inline constexpr double kFineTuneLearningRate = 2e-4;
 StudyDraft draft_study(const ResponseSummary& data, const std::string& model,
-                       const std::filesystem::path& data_file, const std::vector<double>& log_a_estimates = {});
+                       const std::filesystem::path& data_file, const std::vector<double>& log_a_estimates = {},
+                       const ShippedEstimator* fine_tune = nullptr);
 
 // Each item's log a under `model` with the default priors, estimated from
 // the file (estimate_item_parameters); empty for the Rasch model. Refuses

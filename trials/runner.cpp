@@ -12,6 +12,7 @@
 #include "trials/memory_gate.hpp"
 #include "trials/oom_retry.hpp"
 #include "trials/probe.hpp"
+#include "trials/starting_network.hpp"
 #include "trials/training_threads.hpp"
 #include "trials/trial_metrics.hpp"
 #include "trials/weights_folder.hpp"
@@ -242,8 +243,7 @@ class TrialStages {
     record_.system("threads", set_training_threads(training, context_.device));
     record_.system("libtorch", TORCH_VERSION);
     torch::manual_seed(training.seed);
-    trainer_.emplace(models::make_approximator(config_.approximator, training.seed), config_.simulator, training,
-                     context_.device);
+    trainer_.emplace(starting_network(config_, context_.spec.source.string()), config_.simulator, training, context_.device);
     const MemorySettings& memory = context_.settings.memory;
     if (!memory.probe) return;
     ProbeOptions probe;

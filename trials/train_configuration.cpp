@@ -1,5 +1,7 @@
 #include "trials/train_configuration.hpp"
 
+#include "trials/starting_network.hpp"
+
 #include "common/atomic_file.hpp"
 #include "common/config_reader.hpp"
 #include "hpo/study_spec.hpp"
@@ -99,8 +101,8 @@ TrainOutcome train_configuration(const TrainRequest& request, const EpochCallbac
                                                std::to_string(study_epochs) + " epochs");
   }
   torch::manual_seed(outcome.config.training.seed);
-  Trainer trainer(models::make_approximator(outcome.config.approximator, outcome.config.training.seed),
-                  outcome.config.simulator, outcome.config.training, device);
+  Trainer trainer(starting_network(outcome.config, request.study_file.string()), outcome.config.simulator,
+                  outcome.config.training, device);
   outcome.summary = trainer.fit(on_epoch, on_step);
   outcome.measured_peak_mb = static_cast<double>(meter.snapshot().peak_bytes - baseline) / (1024.0 * 1024.0);
   trainer.save_weights(outcome.out_dir / "weights.pt");

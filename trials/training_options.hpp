@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 namespace bfhpo::trials {
 
@@ -23,6 +24,10 @@ struct TrainingOptions {
   int64_t validation_sims = 32;    // datasets in the fixed validation set
   uint64_t seed = 1;               // simulation and initialisation seed
   int threads = 0;                 // intra-op threads; 0: the cores given (trials/training_threads.hpp)
+  // Fine-tuning: the weights.pt (absolute) of an estimator with this same
+  // network, which training starts from instead of a random initialisation;
+  // empty: a fresh network. Not searchable.
+  std::string initial_weights;
 
   // learning_rate > 0, warmup_fraction in [0, 1), clip_grad_norm >= 0,
   // threads >= 0, at most kMaxSteps steps in all; field relative to

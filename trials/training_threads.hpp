@@ -16,6 +16,8 @@
 // throughput). An OPENBLAS_NUM_THREADS in the environment is left as it is.
 // The same seed and the same threads give the same values on the CPU
 // (trials/reproduction.hpp); a trial records the count as bfhpo:threads.
+// `bfhpo infer` takes the same count as a CPU training run (one thread
+// unless OMP_NUM_THREADS says otherwise).
 #pragma once
 
 #include "trials/trainer.hpp"

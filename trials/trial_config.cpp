@@ -3,6 +3,7 @@
 #include "common/config_reader.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
@@ -15,7 +16,7 @@ using nlohmann::json;
 const std::vector<std::string>& training_fields() {
   static const std::vector<std::string> names{"epochs",         "num_batches",     "batch_size", "learning_rate",
                                               "warmup_fraction", "clip_grad_norm", "validation_sims", "device",
-                                              "threads"};
+                                              "threads",         "initial_weights"};
   return names;
 }
 
@@ -39,6 +40,16 @@ void set_training_field(TrialConfig& config, const std::string& key, const json&
     t.warmup_fraction = config_number(value, source, field);
   } else if (key == "clip_grad_norm") {
     t.clip_grad_norm = config_number(value, source, field);
+  } else if (key == "initial_weights") {
+    if (!value.is_string() || value.get<std::string>().empty())
+      throw UserError::at(source, field, "expected the path of a weights.pt",
+                          "give the weights.pt of a folder `bfhpo train` wrote, e.g. estimators/2pl/weights.pt");
+    // Relative to the file that names it, kept absolute: the written config.json reads back the same file.
+    const std::filesystem::path path = value.get<std::string>();
+    t.initial_weights =
+        (path.is_absolute() ? path : std::filesystem::absolute(std::filesystem::path(source).parent_path() / path))
+            .lexically_normal()
+            .string();
   } else if (key == "device") {
     if (!value.is_string()) throw UserError::at(source, field, "expected a string", "use \"auto\", \"cpu\" or \"cuda\"");
     config.device = value.get<std::string>();
@@ -104,7 +115,7 @@ std::vector<std::string> searchable_names() {
   for (const auto& name : models::approximator_field_names())
     if (!is_model_field(name)) names.push_back(name);
   for (const auto& name : training_fields())
-    if (name != "device") names.push_back("training." + name);
+    if (name != "device" && name != "initial_weights") names.push_back("training." + name);
   return names;
 }
 
@@ -149,6 +160,7 @@ json TrialConfig::to_json() const {
                      {"validation_sims", training.validation_sims},
                      {"device", device}};
   if (training.threads > 0) out["training"]["threads"] = training.threads;
+  if (!training.initial_weights.empty()) out["training"]["initial_weights"] = training.initial_weights;
   out["approximator"] = models::to_json(approximator);
   return out;
 }
@@ -157,6 +169,9 @@ TrialConfig study_trial_config(const hpo::StudySpec& study) {
   const std::string source = study.source.string();
   TrialConfig config = parse_trial_config(study.document, source);
   config.training.seed = study.seed;
+  if (!config.training.initial_weights.empty() && !std::filesystem::is_regular_file(config.training.initial_weights))
+    throw UserError::at(source, "training.initial_weights", config.training.initial_weights + ": no such file",
+                        "give the weights.pt of a folder `bfhpo train` wrote, e.g. estimators/2pl/weights.pt");
   // Every searched value is checked now, before a journal or a trial exists:
   // every choice, or the range's ends and, for a float, a value inside (so a
   // float range on an integer field is refused), each in the fixed config.
@@ -165,6 +180,11 @@ TrialConfig study_trial_config(const hpo::StudySpec& study) {
     if (std::find(searchable.begin(), searchable.end(), param.name) == searchable.end())
       throw UserError::at(source, "search_space." + param.name, "does not name a training or approximator field",
                           "did you mean '" + closest_name(param.name, searchable) + "'?");
+    if (!config.training.initial_weights.empty() && param.name.rfind("training.", 0) != 0)
+      throw UserError::at(source, "search_space." + param.name,
+                          "changes the network, whose weights training.initial_weights fixes",
+                          "search training.* only (the learning rate, the batch size), or remove "
+                          "training.initial_weights");
     std::vector<json> values;
     std::visit(
         [&](const auto& d) {

@@ -4,7 +4,8 @@
 //   "simulator":    models::SimulatorSpec (models/simulators/simulator_spec.hpp):
 //                   {"model", "n_categories", "n_items", "n_persons", "missing", "priors"}
 //   "training":     {"epochs", "num_batches", "batch_size", "learning_rate",
-//                    "warmup_fraction", "clip_grad_norm", "validation_sims", "device", "threads"}
+//                    "warmup_fraction", "clip_grad_norm", "validation_sims", "device", "threads",
+//                    "initial_weights"}
 //   "approximator": ApproximatorSpec fields, nested or dotted (models/approximator_spec.hpp);
 //                   "calibrated": true is shorthand for calibration.enabled
 //

@@ -3,7 +3,8 @@
 # (its length shortened here) and `infer` reads the same file with the model;
 # a study without a search space trains and `optimize` refuses it; -o never
 # replaces a file unless --force, and never the data or a symlink; a file
-# that cannot serve the model exits 2 with the fix and writes nothing.
+# that cannot serve the model exits 2 with the fix and writes nothing;
+# --fine-tune starts from a shipped estimator (its network and weights).
 source "$(dirname "$0")/lib.sh"
 
 # responses FILE PERSONS ITEMS CATEGORIES MISSING_SHARE: a 2PL (2 categories)
@@ -69,6 +70,36 @@ expect_user_error "field 'search_space': missing or empty; \`bfhpo optimize\`" "
 grep -qF "bfhpo train $WORK/short.json" "$WORK/err" || fail "optimize's fix does not offer train: $(cat "$WORK/err")"
 [ ! -e "$WORK/short.json.journal" ] || fail "optimize without a search space wrote a journal"
 
+# --fine-tune: that trained model, shipped (BFHPO_ESTIMATORS), is the network and the weights the study starts
+# from, a quarter of the epochs, the learning rate searched alone; train runs it from those weights.
+mkdir -p "$WORK/shipped" && cp -r "$WORK/model" "$WORK/shipped/2pl-tiny"
+"$BFHPO" init --data "$WORK/test.csv" --model 2pl -o "$WORK/fresh.json" > /dev/null 2>&1 || fail "init (fresh) failed"
+BFHPO_ESTIMATORS="$WORK/shipped" "$BFHPO" init --data "$WORK/test.csv" --model 2pl --fine-tune \
+  -o "$WORK/tune.json" > "$WORK/tune.out" 2> "$WORK/tune.err" || fail "init --fine-tune exited $?: $(cat "$WORK/tune.err")"
+grep -qF "fine-tuning: training starts from the shipped 2pl-tiny estimator" "$WORK/tune.out" ||
+  fail "init --fine-tune does not say what it starts from: $(cat "$WORK/tune.out")"
+"$OPTUNA_PYTHON" - "$WORK/tune.json" "$WORK/fresh.json" "$WORK/shipped/2pl-tiny" <<'PY' || fail "the fine-tuning study"
+import json, os, sys
+tune, fresh, shipped = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+network = json.load(open(os.path.join(shipped, "config.json")))["approximator"]
+for decided_elsewhere in ("memory", "param_dim", "n_categories"):
+    network.pop(decided_elsewhere)
+assert tune["approximator"] == network, (tune["approximator"], network)
+assert tune["training"]["initial_weights"] == os.path.join(os.path.realpath(shipped), "weights.pt"), tune["training"]
+assert tune["training"]["epochs"] == -(-fresh["training"]["epochs"] // 4), (tune["training"], fresh["training"])
+assert list(tune["search_space"]) == ["training.learning_rate"], tune["search_space"]
+assert tune["simulator"] == fresh["simulator"], (tune["simulator"], fresh["simulator"])
+PY
+"$OPTUNA_PYTHON" - "$WORK/tune.json" <<'PY'
+import json, sys
+study = json.load(open(sys.argv[1]))
+study["training"].update({"epochs": 1, "num_batches": 2, "batch_size": 4, "validation_sims": 4, "device": "cpu"})
+json.dump(study, open(sys.argv[1], "w"), indent=1)
+PY
+"$BFHPO" train "$WORK/tune.json" --out "$WORK/tuned" > "$WORK/tune_train.out" 2>&1 ||
+  fail "train from the shipped weights exited $?: $(tail -5 "$WORK/tune_train.out")"
+grep -qF '"initial_weights"' "$WORK/tuned/config.json" || fail "the trained config does not say where it started"
+
 # Graded responses: K from the file; without -o the study goes to stdout, the choices to stderr.
 responses "$WORK/scale.csv" 120 5 6 0
 "$BFHPO" init --data "$WORK/scale.csv" --model grm > "$WORK/grm.json" 2> "$WORK/grm.err" ||
@@ -79,6 +110,8 @@ grep -qF "n_categories 6" "$WORK/grm.err" && grep -qF "missing 0" "$WORK/grm.err
 import json, sys
 sim = json.load(open(sys.argv[1]))["simulator"]
 assert sim["n_categories"] == 6 and "missing" not in sim, sim' "$WORK/grm.json" || fail "grm study: $(cat "$WORK/grm.json")"
+expect_user_error "no estimator of the grm model with 6 categories ships" \
+  env BFHPO_ESTIMATORS="$WORK/shipped" "$BFHPO" init --data "$WORK/scale.csv" --model grm --fine-tune
 
 # -o: an existing file stays unless --force; never the data file or a symlink.
 printf 'mine\n' > "$WORK/taken.json"

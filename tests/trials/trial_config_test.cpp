@@ -4,6 +4,11 @@
 #include "hpo/study_spec.hpp"
 #include "trials/trial_config.hpp"
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 using bfhpo::UserError;
 using namespace bfhpo::trials;
 using nlohmann::json;
@@ -105,4 +110,39 @@ TEST_CASE("the steps limit is checked on epochs x num_batches as given, in 64-bi
   const auto study = training_study(json::object());
   CHECK(with_params(study_trial_config(study), {{"training.epochs", 50000000}, {"training.num_batches", 2}}, "p.json")
             .training.total_steps() == 100000000);
+}
+
+TEST_CASE("training.initial_weights: relative to the study file, kept absolute, never searched", "[trial_config]") {
+  const auto folder = std::filesystem::temp_directory_path() / ("bfhpo_initial_weights_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(folder / "estimator");
+  { std::ofstream(folder / "estimator" / "weights.pt") << "weights"; }
+  const auto study_at = [&](const json& weights, const json& search_space) {
+    json document = {{"name", "t"},
+                     {"simulator", {{"model", "2pl"}, {"n_items", 10}, {"n_persons", 100}}},
+                     {"training", {{"epochs", 2}, {"initial_weights", weights}}},
+                     {"search_space", search_space}};
+    return bfhpo::hpo::parse_study_spec(document, (folder / "study.json").string());
+  };
+  const json learning_rate = {{"training.learning_rate", {{"type", "float"}, {"low", 1e-4}, {"high", 1e-3}}}};
+  const TrialConfig config = study_trial_config(study_at("estimator/weights.pt", learning_rate));
+  CHECK(config.training.initial_weights == (folder / "estimator" / "weights.pt").string());
+  // The written configuration reads back to the same file wherever it is read.
+  CHECK(parse_trial_config(config.to_json(), "/elsewhere/config.json").training.initial_weights ==
+        config.training.initial_weights);
+  CHECK(parse_trial_config(json{{"training", {{"epochs", 1}}}}, "c.json").training.initial_weights.empty());
+
+  CHECK_THAT(error_of([&] { study_trial_config(study_at("estimator/missing.pt", learning_rate)); }),
+             Catch::Contains("training.initial_weights") && Catch::Contains("missing.pt: no such file"));
+  CHECK_THAT(error_of([&] { study_trial_config(study_at("", learning_rate)); }),
+             Catch::Contains("training.initial_weights") && Catch::Contains("the path of a weights.pt"));
+  CHECK_THAT(error_of([&] {
+               study_trial_config(study_at("estimator/weights.pt", {{"flow.depth", {{"type", "int"}, {"low", 2}, {"high", 8}}}}));
+             }),
+             Catch::Contains("search_space.flow.depth") && Catch::Contains("training.initial_weights fixes"));
+  CHECK_THAT(error_of([&] {
+               study_trial_config(study_at("estimator/weights.pt",
+                                           {{"training.initial_weights", {{"type", "categorical"}, {"choices", {"a"}}}}}));
+             }),
+             Catch::Contains("search_space.training.initial_weights") && Catch::Contains("does not name"));
+  std::filesystem::remove_all(folder);
 }
