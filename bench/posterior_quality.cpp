@@ -135,7 +135,7 @@ HeldOut held_out_comparison(models::ContinuousApproximatorImpl& approximator, co
   for (int64_t i = 0; i < args.mcmc_datasets; ++i) {
     const auto batch = simulator.sample(1, static_cast<uint64_t>(i));
     const int64_t items = batch.item_params.size(1), d = batch.item_params.size(-1);
-    amortized.push_back(approximator.sample(1000, batch.responses, batch.mask)[0].to(torch::kFloat64));
+    amortized.push_back(approximator.sample(1000, batch.responses, batch.mask).first[0].to(torch::kFloat64));
     // The reference starts from the prior, not from the posterior it is compared with.
     auto generator = at::make_generator<at::CPUGeneratorImpl>(2000 + static_cast<uint64_t>(i));
     inference::PosteriorDraws prior;

@@ -168,10 +168,11 @@ int64_t largest_fitting(int64_t low, int64_t high, const Fits& fits) {
 
 constexpr int kMaxProposalRounds = 50;
 
-// n draws per item inside the prior's support [J, n, D]: each round draws n
-// more for every item and keeps, per item, the ones the prior allows, until
-// every item has n (or kMaxProposalRounds rounds, then the item keeps draws
-// outside the support too, with a warning).
+// n draws per item inside the prior's support [J, n, D + 1], each draw's
+// log q in its last column: each round draws n more for every item and
+// keeps, per item, the ones the prior allows, until every item has n (or
+// kMaxProposalRounds rounds, then the item keeps draws outside the support
+// too, with a warning).
 torch::Tensor draws_in_support(models::ContinuousApproximatorImpl& approximator,
                                const models::ItemResponseModel& model, const torch::Tensor& responses,
                                const torch::Tensor& mask, int64_t n, const std::vector<std::string>& item_names,
@@ -181,8 +182,9 @@ torch::Tensor draws_in_support(models::ContinuousApproximatorImpl& approximator,
   std::vector<int64_t> count(static_cast<size_t>(n_items), 0);
   int64_t proposed = 0, accepted = 0;
   for (int round = 0; round < kMaxProposalRounds; ++round) {
-    const auto draws = approximator.sample(n, responses, mask)[0];  // [J, n, D]
-    const auto inside = torch::isfinite(model.log_prior(draws.to(torch::kFloat64)));
+    const auto [theta, log_q] = approximator.sample(n, responses, mask);
+    const auto inside = torch::isfinite(model.log_prior(theta[0].to(torch::kFloat64)));  // [J, n]
+    const auto draws = torch::cat({theta[0], log_q[0].unsqueeze(-1)}, -1);              // [J, n, D + 1]
     bool complete = true;
     for (int64_t j = 0; j < n_items; ++j) {
       auto& have = count[static_cast<size_t>(j)];
@@ -331,9 +333,11 @@ PosteriorDraws infer_posterior(TrainedModel& model, const ResponseMatrix& data, 
   const auto responses = data.responses.unsqueeze(0);
   const auto mask = data.mask.unsqueeze(0);
   torch::manual_seed(seed);
-  out.draws = draws_in_support(*model.approximator, *item_model, responses, mask, n_draws, data.item_names,
-                               out.warnings);
-  out.log_prob = amortized_log_prob(model, data, out.draws);
+  const auto with_log_q = draws_in_support(*model.approximator, *item_model, responses, mask, n_draws,
+                                           data.item_names, out.warnings);
+  const int64_t dim = with_log_q.size(2) - 1;
+  out.draws = with_log_q.narrow(2, 0, dim).contiguous();
+  out.log_prob = with_log_q.select(2, dim).contiguous();  // the flow's own, from the pass that drew them
   return out;
 }
 

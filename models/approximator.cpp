@@ -45,9 +45,11 @@ torch::Tensor ContinuousApproximatorImpl::log_prob(const torch::Tensor& item_par
   return log_q.reshape(shape);
 }
 
-torch::Tensor ContinuousApproximatorImpl::sample(int64_t n, const torch::Tensor& responses, const torch::Tensor& mask) {
-  const auto z = flow_->sample(n, condition_rows(responses, mask));  // [B*J, n, D]
-  return standardization_->inverse(z).reshape({responses.size(0), responses.size(2), n, spec_.param_dim});
+std::pair<torch::Tensor, torch::Tensor> ContinuousApproximatorImpl::sample(int64_t n, const torch::Tensor& responses,
+                                                                           const torch::Tensor& mask) {
+  const auto [theta, log_q] = flow_->sample(n, condition_rows(responses, mask));  // [B*J, n, D], [B*J, n]
+  return {standardization_->inverse(theta).reshape({responses.size(0), responses.size(2), n, spec_.param_dim}),
+          (log_q + standardization_->log_det_jacobian()).reshape({responses.size(0), responses.size(2), n})};
 }
 
 torch::Tensor ContinuousApproximatorImpl::original_space_nll(const torch::Tensor& flow_log_prob) {

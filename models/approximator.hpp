@@ -47,8 +47,10 @@ class ContinuousApproximatorImpl : public torch::nn::Module {
   // values per item (posterior draws) [B, J, n, D] -> [B, J, n].
   torch::Tensor log_prob(const torch::Tensor& item_params, const torch::Tensor& responses,
                          const torch::Tensor& mask = {});
-  // n posterior draws per item: [B, J, n, D].
-  torch::Tensor sample(int64_t n, const torch::Tensor& responses, const torch::Tensor& mask = {});
+  // n posterior draws per item [B, J, n, D], and each draw's log q [B, J, n]
+  // from the same pass (log_prob's value for them, up to float rounding).
+  std::pair<torch::Tensor, torch::Tensor> sample(int64_t n, const torch::Tensor& responses,
+                                                 const torch::Tensor& mask = {});
 
   const ApproximatorSpec& spec() const { return spec_; }
   SummaryNetwork& summary_network() { return summary_; }

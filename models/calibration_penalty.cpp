@@ -48,7 +48,7 @@ torch::Tensor calibration_penalty(CouplingFlow& flow, const torch::Tensor& theta
       const int64_t count = std::min(spec.log_prob_chunk_size, spec.n_post_samples - start);
       drawn.push_back(flow->inverse(z.narrow(1, start, count).reshape({rows * count, dim}),
                                     context.repeat_interleave(count, 0))
-                          .reshape({rows, count, dim}));
+                          .first.reshape({rows, count, dim}));
     }
     samples = torch::cat(drawn, 1);
   }

@@ -21,7 +21,7 @@ std::pair<torch::Tensor, torch::Tensor> posterior_draws(models::ContinuousApprox
     std::vector<torch::Tensor> chunks;
     for (int64_t drawn = 0; drawn < options.n_draws; drawn += options.draw_chunk) {
       const int64_t k = std::min(options.draw_chunk, options.n_draws - drawn);
-      chunks.push_back(approximator.sample(k, batch.responses, batch.mask).reshape({-1, k, d}));
+      chunks.push_back(approximator.sample(k, batch.responses, batch.mask).first.reshape({-1, k, d}));
     }
     draws.push_back(torch::cat(chunks, 1));
     truths.push_back(batch.item_params.reshape({-1, d}));

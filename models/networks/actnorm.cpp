@@ -28,8 +28,8 @@ std::pair<torch::Tensor, torch::Tensor> ActNormImpl::forward(const torch::Tensor
   return {x * log_scale_.exp() + shift_, log_scale_.sum()};
 }
 
-torch::Tensor ActNormImpl::inverse(const torch::Tensor& y) {
-  return (y - shift_) * (-log_scale_).exp();
+std::pair<torch::Tensor, torch::Tensor> ActNormImpl::inverse(const torch::Tensor& y) {
+  return {(y - shift_) * (-log_scale_).exp(), -log_scale_.sum()};
 }
 
 }  // namespace bfhpo::models

@@ -18,7 +18,8 @@ class ActNormImpl : public torch::nn::Module {
 
   // x [N, D] -> y [N, D] and log|det dy/dx| (a scalar: the same for every row).
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& x);
-  torch::Tensor inverse(const torch::Tensor& y);
+  // y [N, D] -> x [N, D] and log|det dx/dy| (minus forward's).
+  std::pair<torch::Tensor, torch::Tensor> inverse(const torch::Tensor& y);
 
  private:
   void initialize_from(const torch::Tensor& x);

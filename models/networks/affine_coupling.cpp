@@ -55,17 +55,20 @@ std::pair<torch::Tensor, torch::Tensor> DualAffineCouplingImpl::forward(const to
   return {torch::cat({y1, y2}, 1), s1.sum(1) + s2.sum(1)};
 }
 
-torch::Tensor DualAffineCouplingImpl::inverse(const torch::Tensor& y, const torch::Tensor& context) {
+std::pair<torch::Tensor, torch::Tensor> DualAffineCouplingImpl::inverse(const torch::Tensor& y,
+                                                                         const torch::Tensor& context) {
   auto y1 = y.narrow(1, 0, first_half_);
   auto y2 = y.narrow(1, first_half_, y.size(1) - first_half_);
   auto x1 = y1;
+  auto log_det = torch::zeros({y.size(0)}, y.options());
   if (first_half_ > 0) {
     auto [s2, t2] = scale_shift(subnet2_, y2, context);
     x1 = (y1 - t2) * (-s2).exp();
+    log_det = log_det - s2.sum(1);
   }
   auto [s1, t1] = scale_shift(subnet1_, x1, context);
   auto x2 = (y2 - t1) * (-s1).exp();
-  return torch::cat({x1, x2}, 1);
+  return {torch::cat({x1, x2}, 1), log_det - s1.sum(1)};
 }
 
 }  // namespace bfhpo::models

@@ -24,7 +24,8 @@ class DualAffineCouplingImpl : public torch::nn::Module {
 
   // x [N, D], context [N, C] -> y [N, D] and log|det dy/dx| [N].
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& x, const torch::Tensor& context);
-  torch::Tensor inverse(const torch::Tensor& y, const torch::Tensor& context);
+  // y [N, D], context [N, C] -> x [N, D] and log|det dx/dy| [N] (minus forward's at x).
+  std::pair<torch::Tensor, torch::Tensor> inverse(const torch::Tensor& y, const torch::Tensor& context);
 
  private:
   // (log-scale, shift) for the half that `conditioner` conditions.

@@ -43,25 +43,34 @@ std::pair<torch::Tensor, torch::Tensor> CouplingFlowImpl::forward(const torch::T
   return {x, log_det};
 }
 
-torch::Tensor CouplingFlowImpl::inverse(const torch::Tensor& z, const torch::Tensor& context) {
+std::pair<torch::Tensor, torch::Tensor> CouplingFlowImpl::inverse(const torch::Tensor& z,
+                                                                   const torch::Tensor& context) {
   auto x = z;
+  auto log_det = torch::zeros({z.size(0)}, z.options());
   for (size_t k = couplings_.size(); k-- > 0;) {
-    auto unpermuted = couplings_[k]->inverse(x, context).index_select(1, inverse_permutations_[k].to(torch::kLong));
-    x = actnorms_[k]->inverse(unpermuted);
+    auto [coupled, coupling_log_det] = couplings_[k]->inverse(x, context);
+    auto [normed, actnorm_log_det] = actnorms_[k]->inverse(coupled.index_select(1, inverse_permutations_[k].to(torch::kLong)));
+    x = normed;
+    log_det = log_det + coupling_log_det + actnorm_log_det;
   }
-  return x;
+  return {x, log_det};
+}
+
+torch::Tensor CouplingFlowImpl::base_log_prob(const torch::Tensor& z) const {
+  return -0.5 * z.pow(2).sum(1) - 0.5 * static_cast<double>(param_dim_) * kLogTwoPi;
 }
 
 torch::Tensor CouplingFlowImpl::log_prob(const torch::Tensor& theta, const torch::Tensor& context) {
   auto [z, log_det] = forward(theta, context);
-  return -0.5 * z.pow(2).sum(1) - 0.5 * static_cast<double>(param_dim_) * kLogTwoPi + log_det;
+  return base_log_prob(z) + log_det;
 }
 
-torch::Tensor CouplingFlowImpl::sample(int64_t n, const torch::Tensor& context) {
+std::pair<torch::Tensor, torch::Tensor> CouplingFlowImpl::sample(int64_t n, const torch::Tensor& context) {
   const int64_t rows = context.size(0);
   auto repeated = context.repeat_interleave(n, 0);
   auto z = torch::randn({rows * n, param_dim_}, context.options());
-  return inverse(z, repeated).reshape({rows, n, param_dim_});
+  auto [theta, log_det] = inverse(z, repeated);
+  return {theta.reshape({rows, n, param_dim_}), (base_log_prob(z) - log_det).reshape({rows, n})};
 }
 
 }  // namespace bfhpo::models

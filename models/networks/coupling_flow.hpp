@@ -28,17 +28,23 @@ class CouplingFlowImpl : public torch::nn::Module {
 
   // theta [N, D], context [N, C] -> z [N, D] and log|det dz/dtheta| [N].
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& theta, const torch::Tensor& context);
-  // z [N, D], context [N, C] -> theta [N, D] (the exact inverse of forward).
-  torch::Tensor inverse(const torch::Tensor& z, const torch::Tensor& context);
+  // z [N, D], context [N, C] -> theta [N, D] (the exact inverse of forward)
+  // and log|det dtheta/dz| [N] (minus forward's log-det at theta).
+  std::pair<torch::Tensor, torch::Tensor> inverse(const torch::Tensor& z, const torch::Tensor& context);
   // log q(theta | context) [N].
   torch::Tensor log_prob(const torch::Tensor& theta, const torch::Tensor& context);
-  // n draws per row: context [N, C] -> [N, n, D]. Uses the global torch RNG.
-  torch::Tensor sample(int64_t n, const torch::Tensor& context);
+  // n draws per row: context [N, C] -> [N, n, D], with each draw's log q
+  // [N, n] from the same pass (what log_prob gives the draws, up to float
+  // rounding, at half the cost of sampling and then log_prob). Uses the
+  // global torch RNG.
+  std::pair<torch::Tensor, torch::Tensor> sample(int64_t n, const torch::Tensor& context);
 
   int64_t param_dim() const { return param_dim_; }
   int64_t context_dim() const { return context_dim_; }
 
  private:
+  torch::Tensor base_log_prob(const torch::Tensor& z) const;  // the standard normal's, [N]
+
   int64_t param_dim_, context_dim_;
   FlowSpec spec_;
   std::vector<ActNorm> actnorms_;

@@ -58,7 +58,7 @@ TEST_CASE("infer_posterior: a missing cell's value is never read; binary draws a
   CHECK_FALSE(torch::equal(inference::infer_posterior(model, fewer, 50, 2).draws, posterior.draws));
   // Every 2PL draw is inside the prior's support: the draws are the flow's, as the TorchScript module gives them.
   torch::manual_seed(2);
-  const auto flow = model.approximator->sample(50, data.responses.unsqueeze(0), data.mask.unsqueeze(0))[0];
+  const auto flow = model.approximator->sample(50, data.responses.unsqueeze(0), data.mask.unsqueeze(0)).first[0];
   CHECK(torch::equal(flow, posterior.draws));
   CHECK_FALSE(any_warning_with(posterior.warnings, "support"));
 }

@@ -20,11 +20,29 @@ TEST_CASE("approximator: shapes of loss, log_prob and sample, the NLL is the mea
   approximator->eval();
   const auto log_q = approximator->log_prob(batch.item_params, batch.responses);
   REQUIRE(log_q.sizes() == torch::IntArrayRef({4, 6}));
-  const auto draws = approximator->sample(5, batch.responses);
+  const auto draws = approximator->sample(5, batch.responses).first;
   REQUIRE(draws.sizes() == torch::IntArrayRef({4, 6, 5, 2}));
   // In eval mode the loss's NLL is the mean -log_prob in the original space.
   const auto nll = approximator->loss(batch.responses, batch.item_params).nll;
   CHECK(nll.item<double>() == Approx(-log_q.mean().item<double>()).epsilon(1e-6));
+}
+
+TEST_CASE("approximator: each draw's log q from sample() is log_prob's for it", "[approximator]") {
+  torch::manual_seed(5);
+  auto approximator = make_approximator(tiny_spec());
+  const Simulator simulator(bfhpo::test::simulator_at({6, 6, 40, 40}), 6, torch::kCPU);
+  const auto batch = simulator.sample(3, 0);
+  approximator->loss(batch.responses, batch.item_params);  // actnorm and standardization fitted
+  torch::NoGradGuard no_grad;
+  // Away from a fresh flow's identity couplings (their output layers start at zero): every weight perturbed.
+  for (auto& parameter : approximator->parameters()) parameter.add_(0.3 * torch::randn_like(parameter));
+  approximator->eval();
+  const auto [draws, log_q] = approximator->sample(20, batch.responses);
+  REQUIRE(log_q.sizes() == torch::IntArrayRef({3, 6, 20}));
+  const auto recomputed = approximator->log_prob(draws, batch.responses);
+  CHECK(log_q.std().item<double>() > 0.1);  // not a constant that would match anything
+  // float32: the inverse and forward passes round differently, ~1e-6 relative a layer on values of order 10.
+  CHECK(torch::allclose(log_q, recomputed, 1e-4, 1e-3));
 }
 
 TEST_CASE("approximator: log_prob in the original space integrates to one", "[approximator]") {
@@ -92,7 +110,7 @@ TEST_CASE("approximator: every model's target and categories, with missing respo
     CHECK(std::isfinite(terms.total.item<double>()));
     terms.total.backward();
     approximator->eval();
-    const auto draws = approximator->sample(4, batch.responses, batch.mask);
+    const auto draws = approximator->sample(4, batch.responses, batch.mask).first;
     REQUIRE(draws.sizes() == torch::IntArrayRef({3, 5, 4, simulator.param_dim()}));
     // The mask reaches the summary: the same responses read as complete data give another condition.
     const auto masked = approximator->summary_network()->forward(batch.responses, batch.mask).global;

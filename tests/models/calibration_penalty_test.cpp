@@ -143,7 +143,7 @@ TEST_CASE("Calibration penalty: chunked and checkpointed equals one chunk and th
       torch::Tensor samples;
       {
         torch::NoGradGuard no_grad;
-        samples = flow->sample(20, c);
+        samples = flow->sample(20, c).first;
       }
       auto sample_lp = flow->log_prob(samples.reshape({-1, 2}), c.repeat_interleave(20, 0)).reshape({16, 20});
       return rank_calibration_penalty(true_lp, sample_lp, spec_with(conservative, 20, 20, 1.0));

@@ -77,7 +77,7 @@ TEST_CASE("A short training run of the flow recovers the Gaussian toy posterior"
   torch::NoGradGuard no_grad;
 
   const auto recovery = toy_set(toy, 1000000, 20, 10);
-  const auto draws = flow->sample(2000, recovery.context);  // [N, S, 2]
+  const auto draws = flow->sample(2000, recovery.context).first;  // [N, S, 2]
   const auto& truth = recovery.posterior;
   const double mean_error = ((draws.mean(1) - truth.mean).abs() / truth.std).mean().item<double>();
   const double sd_error = (draws.std(1) / truth.std - 1).abs().mean().item<double>();
@@ -86,7 +86,7 @@ TEST_CASE("A short training run of the flow recovers the Gaussian toy posterior"
   REQUIRE(sd_error <= 0.10);
 
   const auto calibration = toy_set(toy, 2000000, 20, 50);
-  const auto diagnostics = compute_diagnostics(flow->sample(200, calibration.context), calibration.truth,
+  const auto diagnostics = compute_diagnostics(flow->sample(200, calibration.context).first, calibration.truth,
                                                torch::tensor({1.0, 1.0}, torch::kFloat64), {"mu1", "mu2"});
   for (const auto& parameter : diagnostics.parameters) {
     INFO(parameter.name << ": calibration error " << parameter.calibration_error);
