@@ -321,8 +321,6 @@ void apply_mcmc(Refinement& out, const models::ItemResponseModel& model, const M
   out.method = "mcmc";
 }
 
-
-
 }  // namespace
 
 void check_refinement_options(const RefinementOptions& options, int64_t draws, const std::string& what) {
