@@ -54,6 +54,25 @@ std::optional<long> live_other_worker(const FrozenTrial& trial) {
 
 }  // namespace
 
+namespace {
+
+int count_in(const std::vector<FrozenTrial>& trials, TrialState state) {
+  int n = 0;
+  for (const auto& t : trials) n += t.state == state;
+  return n;
+}
+
+}  // namespace
+
+bool room_to_claim(const std::vector<FrozenTrial>& trials, int n_trials) {
+  return count_finished(trials) + count_in(trials, TrialState::Running) < n_trials;
+}
+
+bool room_to_create(const std::vector<FrozenTrial>& trials, int n_trials) {
+  return count_finished(trials) + count_in(trials, TrialState::Running) + count_in(trials, TrialState::Waiting) <
+         n_trials;
+}
+
 int count_finished(const std::vector<FrozenTrial>& trials) {
   std::set<int64_t> requeued;
   for (const auto& t : trials)
@@ -89,15 +108,6 @@ std::unique_ptr<Storage> open_study_storage(const StudySpec& spec, Study::Open o
     throw UserError::at(printable_storage(where), "", "the study has no journal yet",
                         "run `bfhpo ask` or `bfhpo optimize` on " + spec.source.string() + " first");
   return open_storage(where, open == Study::Open::ReadOnly ? StorageAccess::ReadOnly : StorageAccess::ReadWrite);
-}
-
-// Whether one more trial may start: finished plus RUNNING below n_trials.
-Admission room_below(int n_trials) {
-  return [n_trials](const std::vector<FrozenTrial>& trials) {
-    int running = 0;
-    for (const auto& t : trials) running += t.state == TrialState::Running;
-    return count_finished(trials) + running < n_trials;
-  };
 }
 
 bool always(const std::vector<FrozenTrial>&) { return true; }
@@ -244,9 +254,11 @@ AskedTrial Study::ask(const FeasiblePredicate& feasible) {
 }
 
 std::optional<AskedTrial> Study::ask_if_room(const FeasiblePredicate& feasible) {
-  const Admission admit = room_below(spec_.n_trials);
-  if (auto waiting = claim_waiting(admit, worker_attrs(), feasible)) return waiting;
-  const auto created = storage_->create_trial_if(study_id_, admit, worker_attrs());
+  const int n_trials = spec_.n_trials;
+  const Admission claim = [n_trials](const std::vector<FrozenTrial>& trials) { return room_to_claim(trials, n_trials); };
+  if (auto waiting = claim_waiting(claim, worker_attrs(), feasible)) return waiting;
+  const Admission create = [n_trials](const std::vector<FrozenTrial>& trials) { return room_to_create(trials, n_trials); };
+  const auto created = storage_->create_trial_if(study_id_, create, worker_attrs());
   if (!created) return std::nullopt;
   return fill_new_trial(*created, feasible);
 }

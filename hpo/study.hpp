@@ -75,7 +75,8 @@ class Study {
   AskedTrial ask(const FeasiblePredicate& feasible = {});
   // As ask, for workers that share the study: a WAITING trial is claimed or
   // a new trial created only while the study's finished plus RUNNING trials
-  // are fewer than n_trials, checked and done in one atomic step of the
+  // (plus WAITING ones, to create: see room_to_create) are fewer than
+  // n_trials, checked and done in one atomic step of the
   // storage, so concurrent workers never overshoot n_trials (enqueued trials
   // included). The trial records this process as its worker (kWorkerAttr),
   // which then heartbeats. None when the study has enough trials started.
@@ -186,6 +187,15 @@ class Study {
 std::string abandoned_reason(const FrozenTrial& trial, double stale_after_s, double now);
 // Finished trials the study counts toward n_trials (see above).
 int count_finished(const std::vector<FrozenTrial>& trials);
+// ask_if_room's admissions, judged on the trials as the storage holds them at
+// that instant. A WAITING trial may be claimed while finished plus RUNNING
+// trials are fewer than n_trials. A new trial may be created only while
+// finished, RUNNING and WAITING trials together are fewer: a WAITING trial
+// that appeared after the claim was tried (a dead worker's trial re-queued
+// by another worker) runs before any new one, so the study never ends with a
+// re-queued trial left WAITING.
+bool room_to_claim(const std::vector<FrozenTrial>& trials, int n_trials);
+bool room_to_create(const std::vector<FrozenTrial>& trials, int n_trials);
 // The best COMPLETE trial of `trials` by its value of objective `objective`
 // in `direction` (feasible, where any trial has constraints), if any; the
 // first of equal ones.

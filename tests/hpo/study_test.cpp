@@ -318,6 +318,30 @@ TEST_CASE("ask_if_room: four processes sharing a journal start exactly n_trials 
   CHECK(retry->from_queue);
 }
 
+TEST_CASE("a trial re-queued after a worker tried to claim runs before any new trial is created") {
+  ScratchStudy scratch("requeue_race");
+  const StudySpec spec = scratch.spec(2, "random");
+  Study survivor = open(spec), victim = open(spec);
+  const auto first = survivor.ask_if_room();
+  const auto second = victim.ask_if_room();
+  REQUIRE(first);
+  REQUIRE(second);
+  survivor.tell(first->number, TrialState::Complete, 1.0);
+  // The survivor found no WAITING trial to claim; then the victim's trial is re-queued.
+  REQUIRE(survivor.fail_and_requeue(second->number, "interrupted: its worker process is gone"));
+  const std::vector<FrozenTrial> trials = survivor.trials();
+  CHECK(room_to_claim(trials, spec.n_trials));
+  CHECK_FALSE(room_to_create(trials, spec.n_trials));  // a new trial here would leave the copy WAITING for good
+  const auto retry = survivor.ask_if_room();
+  REQUIRE(retry);
+  CHECK(retry->from_queue);
+  CHECK(retry->params == second->params);
+  survivor.tell(retry->number, TrialState::Complete, 2.0);
+  CHECK(survivor.is_done());
+  CHECK_FALSE(survivor.ask_if_room().has_value());
+  for (const auto& t : survivor.trials()) CHECK(t.state != TrialState::Waiting);
+}
+
 TEST_CASE("one seed, one worker: the same sequence, two workers on one journal: different trials") {
   ScratchStudy a("seed_a"), b("seed_b"), shared("seed_shared");
   for (const char* sampler : {"random", "tpe"}) {
