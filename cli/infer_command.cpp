@@ -82,8 +82,13 @@ std::optional<inference::RefinementOptions> refinement_options(const VerbArgs& a
   if (method == "off") return std::nullopt;
   // The default importance step needs draws enough for k-hat; with fewer the draws stay amortized.
   if (args["refine"].defaulted() && args["draws"].as<int64_t>() < inference::kFewestSmoothedDraws) return std::nullopt;
-  inference::RefinementOptions options{method, args["refine-chains"].as<int64_t>(), args["refine-warmup"].as<int64_t>(),
-                                    args["refine-sweeps"].as<int64_t>(), args["seed"].as<uint64_t>()};
+  inference::RefinementOptions options;
+  options.method = method;
+  options.chains = args["refine-chains"].as<int64_t>();
+  options.warmup_sweeps = args["refine-warmup"].as<int64_t>();
+  options.sampling_sweeps = args["refine-sweeps"].as<int64_t>();
+  options.until_converged = !args.count("refine-all-sweeps");
+  options.seed = args["seed"].as<uint64_t>();
   inference::check_refinement_options(options, args["draws"].as<int64_t>(), "bfhpo infer: --refine " + method);
   return options;
 }

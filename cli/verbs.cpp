@@ -120,7 +120,10 @@ void infer_options(po::options_description& options) {
       "draws are the proposal and the exact-posterior step targets it (not with --refine off)")(
       "refine-chains", po::value<int64_t>()->default_value(4), "refinement by mcmc: chains")(
       "refine-warmup", po::value<int64_t>()->default_value(500), "refinement by mcmc: warm-up sweeps a chain")(
-      "refine-sweeps", po::value<int64_t>()->default_value(1500), "refinement by mcmc: kept sweeps a chain")(
+      "refine-sweeps", po::value<int64_t>()->default_value(1500),
+      "refinement by mcmc: kept sweeps a chain, at most: the chains stop once every item parameter's R-hat <= 1.01 "
+      "and ESS >= 400 (checked every 100 sweeps)")(
+      "refine-all-sweeps", "refinement by mcmc: run every --refine-sweeps sweep, converged or not")(
       "persons-out", po::value<std::string>(),
       "write every person's ability posterior (mean = EAP, sd, 2.5/50/97.5%), integrated over the item draws, to this "
       "CSV file")(
@@ -206,7 +209,7 @@ const std::vector<Verb>& verbs() {
        " [--draws N] [--seed S]"
        " [--format csv|json] [--out F] [--draws-out F] [--persons-out F [--plausible-values M]] [--datasets-out F]"
        " [--id-column NAME] [--check-replications R] [--check-alpha A] [--check-out F]"
-       " [--refine off|auto|importance|mcmc] [--refine-chains C] [--refine-warmup W] [--refine-sweeps S]"
+       " [--refine off|auto|importance|mcmc] [--refine-chains C] [--refine-warmup W] [--refine-sweeps S] [--refine-all-sweeps]"
        " [--prior NAME=normal(M, SD)|PRIORS.json]... [--storage URL]",
        Side::Training, infer_options, true, "model"},
       {"init", "write a training study sized to a response file: ranges, categories, missing share, training length",

@@ -13,6 +13,7 @@
 #include <array>
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <cmath>
 #include <iomanip>
 #include <limits>
@@ -132,139 +133,198 @@ torch::Tensor covariance_factors(const torch::Tensor& draws) {
 // than the near-Gaussian posterior it approximates, so no region of it is proposed too rarely.
 constexpr double kTDegrees = 5.0;
 
+// Sampling sweeps between two checks of R-hat and the ESS (RefinementOptions::until_converged).
+constexpr int64_t kSweepsBetweenChecks = 100;
+
 // Chains that share one generator and one adaptation, as one batch of tensors (per tensor operation the
 // batch costs little more than one chain): two. Fixed, so that the draws do not depend on the machine's cores.
 constexpr int64_t kChainsPerGroup = 2;
 
-// A group's kept draws [C, sampling sweeps, J, D] and its acceptance rate over them.
-struct ChainRun {
-  torch::Tensor draws;
-  double acceptance = 0.0;
-};
+// C chains of the sampler above that share one generator and one adaptation, from `starts` [C, J, D], their
+// proposals first fitted to the amortized draws [J, n, D]: warmed up once, then sampled in as many rounds as
+// the caller asks, each round's draws exactly those one longer run would have drawn.
+class ChainGroup {
+ public:
+  ChainGroup(const models::ItemResponseModel& model, const MarginalLikelihood& likelihood,
+             const torch::Tensor& amortized, torch::Tensor starts, uint64_t seed)
+      : model_(model),
+        likelihood_(likelihood),
+        chains_(starts.size(0)),
+        items_(likelihood.items()),
+        d_(model.param_dim()),
+        generator_(at::make_generator<at::CPUGeneratorImpl>(seed)),
+        state_(std::move(starts)),
+        centres_(amortized.mean(1)),
+        factors_(covariance_factors(amortized)),
+        target_acceptance_(d_ == 1 ? 0.44 : 0.3),
+        log_scale_(torch::full({items_}, std::log(2.38 / std::sqrt(static_cast<double>(d_))), kDouble)),
+        accepted_(torch::zeros({items_}, kDouble)),
+        log_prior_(model.log_prior(state_)) {
+    const auto roles = model.scale_roles();
+    free_scale_ = std::find(roles.begin(), roles.end(), models::ItemResponseModel::ScaleRole::LogDiscrimination) !=
+                  roles.end();
+    location_components_ = static_cast<double>(
+        items_ * std::count(roles.begin(), roles.end(), models::ItemResponseModel::ScaleRole::Location));
+  }
 
-// C chains of the sampler above from `starts` [C, J, D], their proposals first fitted to the amortized
-// draws [J, n, D].
-ChainRun run_chains(const models::ItemResponseModel& model, const MarginalLikelihood& likelihood,
-                    const torch::Tensor& amortized, torch::Tensor state, const RefinementOptions& options,
-                    uint64_t seed) {
-  torch::NoGradGuard no_grad;
-  const int64_t chains = state.size(0), items = likelihood.items(), d = model.param_dim();
-  auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);
-  auto centres = amortized.mean(1);  // [J, D]
-  auto factors = covariance_factors(amortized);
-  const double target_acceptance = d == 1 ? 0.44 : 0.3;
-  auto log_scale = torch::full({items}, std::log(2.38 / std::sqrt(static_cast<double>(d))), kDouble);
-  auto accepted = torch::zeros({items}, kDouble);
-  auto log_prior = model.log_prior(state);  // [C, J]
-  MarginalLikelihood::PersonGridTable table;
-  torch::Tensor log_likelihood;
-  // One Metropolis-Hastings step of item j to `proposal` [C, D]; `log_q_ratio` [C] log q(current) -
-  // log q(proposal) for an asymmetric proposal. The chains' fraction that accepted.
-  const auto step_item = [&](int64_t j, const torch::Tensor& proposal, const torch::Tensor& log_q_ratio) {
-    const auto current = state.select(1, j);
-    const auto proposal_prior = model.log_prior(proposal);
-    const auto change = likelihood.propose(table, j, current, proposal);
-    const auto log_ratio =
-        (change.log_likelihood + proposal_prior - log_likelihood - log_prior.select(1, j) + log_q_ratio)
-            .nan_to_num(-std::numeric_limits<double>::infinity());
-    const auto accept = torch::empty({chains}, kDouble).uniform_(0.0, 1.0, generator).log() < log_ratio;
-    state.select(1, j).copy_(torch::where(accept.unsqueeze(1), proposal, current));
-    log_prior.select(1, j).copy_(torch::where(accept, proposal_prior, log_prior.select(1, j)));
-    log_likelihood = torch::where(accept, change.log_likelihood, log_likelihood);
-    const auto accept_flags = accept.contiguous();
-    for (int64_t c = 0; c < chains; ++c)
-      if (accept_flags.data_ptr<bool>()[c]) likelihood.apply(table, change, c);
-    return accept.to(torch::kFloat64).mean().item<double>();
-  };
-  // log of the independence proposal's density at x [C, D] for item j, up to a constant: [C].
-  const auto independence_log_q = [&](int64_t j, const torch::Tensor& x) {
-    const auto w = at::linalg_solve_triangular(factors[j], (x - centres[j]).unsqueeze(-1), false).squeeze(-1);
-    return -0.5 * (kTDegrees + static_cast<double>(d)) * torch::log1p(w.pow(2).sum(1) / kTDegrees);
-  };
-
-  // The abilities' location and scale, which item steps can move only one item at a time: a random-walk
-  // step of each a sweep, every item at once (a transformation-group move, Liu & Sabatti 2000: the
-  // acceptance carries the map's log |det|).
-  const auto roles = model.scale_roles();
-  const bool free_scale =
-      std::find(roles.begin(), roles.end(), models::ItemResponseModel::ScaleRole::LogDiscrimination) != roles.end();
-  const double location_components = static_cast<double>(
-      items * std::count(roles.begin(), roles.end(), models::ItemResponseModel::ScaleRole::Location));
-  std::array<double, 2> frame_log_step{std::log(0.05), std::log(0.05)};  // location, log scale
-  std::array<double, 2> frame_accepted{0.0, 0.0};
-  const auto step_frame = [&](int64_t which) {
-    const auto move = at::normal(0.0, std::exp(frame_log_step[which]), {chains}, generator, kDouble);
-    const auto still = torch::zeros({chains}, kDouble);
-    const auto& location = which == 0 ? move : still;
-    const auto& scale = which == 1 ? move : still;
-    const auto proposal = model.rescale_abilities(state, location, scale);
-    const auto proposal_prior = model.log_prior(proposal);
-    const auto proposal_likelihood = likelihood.rescaled_log_likelihood(table, location, scale);
-    const auto log_ratio = (proposal_likelihood + proposal_prior.sum(1) - log_likelihood - log_prior.sum(1) +
-                            location_components * scale)
-                               .nan_to_num(-std::numeric_limits<double>::infinity());
-    const auto accept = torch::empty({chains}, kDouble).uniform_(0.0, 1.0, generator).log() < log_ratio;
-    const auto accept_flags = accept.contiguous();
-    for (int64_t c = 0; c < chains; ++c) {
-      if (!accept_flags.data_ptr<bool>()[c]) continue;
-      state[c].copy_(proposal[c]);
-      log_prior[c].copy_(proposal_prior[c]);
-      likelihood.reset(table, c, state[c]);
-    }
-    log_likelihood = MarginalLikelihood::log_likelihood(table);
-    frame_accepted[which] += accept.to(torch::kFloat64).mean().item<double>();
-  };
-
-  ChainRun run;
-  std::vector<torch::Tensor> warmup_draws, kept;
-  const int64_t total_sweeps = options.warmup_sweeps + options.sampling_sweeps;
-  for (int64_t sweep = 0; sweep < total_sweeps; ++sweep) {
-    if (sweep % kRefreshEvery == 0) {
-      table = likelihood.table(state);
-      log_likelihood = likelihood.log_likelihood(table);
-    }
-    const bool sampling = sweep >= options.warmup_sweeps;
-    for (int64_t j = 0; j < items; ++j) {
-      // A random walk, then an independence proposal from the item's t approximation.
-      const auto walk = torch::matmul(factors[j], at::normal(0.0, 1.0, {chains, d, 1}, generator, kDouble)).squeeze(-1);
-      const double rate = step_item(j, state.select(1, j) + log_scale[j].exp() * walk, torch::zeros({chains}, kDouble));
-      accepted[j] += rate;
-      if (sampling) run.acceptance += rate;
-      const auto mixing = (at::_standard_gamma(torch::full({chains, 1}, 0.5 * kTDegrees, kDouble), generator) *
-                           (2.0 / kTDegrees)).rsqrt();
-      const auto z = at::normal(0.0, 1.0, {chains, d, 1}, generator, kDouble);
-      const auto independent = centres[j] + torch::matmul(factors[j], z).squeeze(-1) * mixing;
-      step_item(j, independent, independence_log_q(j, state.select(1, j)) - independence_log_q(j, independent));
-    }
-    step_frame(0);
-    if (free_scale) step_frame(1);
-    if (sampling) {
-      kept.push_back(state.clone());
-      continue;
-    }
-    warmup_draws.push_back(state.clone());
-    if ((sweep + 1) % kAdaptEvery == 0) {
-      log_scale += 2.0 * (accepted / static_cast<double>(kAdaptEvery) - target_acceptance);
-      accepted.zero_();
-      for (int64_t which = 0; which < 2; ++which) {
-        frame_log_step[which] += 2.0 * (frame_accepted[which] / static_cast<double>(kAdaptEvery) - 0.44);
-        frame_accepted[which] = 0.0;
+  // `sweeps` sweeps adapting the random walks' scales every kAdaptEvery and, after each of the first three
+  // quarters, the proposals' centres and covariances to the chains' own draws of that quarter.
+  void warm_up(int64_t sweeps) {
+    torch::NoGradGuard no_grad;
+    std::vector<torch::Tensor> window;
+    for (int64_t sweep = 0; sweep < sweeps; ++sweep) {
+      this->sweep(false);
+      window.push_back(state_.clone());
+      if ((sweep + 1) % kAdaptEvery == 0) {
+        log_scale_ += 2.0 * (accepted_ / static_cast<double>(kAdaptEvery) - target_acceptance_);
+        accepted_.zero_();
+        for (int64_t which = 0; which < 2; ++which) {
+          frame_log_step_[which] += 2.0 * (frame_accepted_[which] / static_cast<double>(kAdaptEvery) - 0.44);
+          frame_accepted_[which] = 0.0;
+        }
+      }
+      if ((sweep + 1) % (sweeps / 4) == 0 && sweep + 1 < sweeps) {
+        // [sweeps x C, J, D] -> [J, sweeps x C, D]: the chains' own mean and covariance over the last window
+        // replace the amortized (or the last window's) ones.
+        // An item whose chains did not move in the window keeps the proposals it had.
+        const auto own = torch::cat(window).transpose(0, 1);
+        const auto moved = std::get<0>(own.var(1).min(1)).gt(0.0);  // [J]
+        centres_ = torch::where(moved.unsqueeze(1), own.mean(1), centres_);
+        factors_ = torch::where(moved.reshape({-1, 1, 1}), covariance_factors(own), factors_);
+        window.clear();
       }
     }
-    if ((sweep + 1) % (options.warmup_sweeps / 4) == 0 && sweep + 1 < options.warmup_sweeps) {
-      // [sweeps x C, J, D] -> [J, sweeps x C, D]: the chains' own mean and covariance over the last window
-      // replace the amortized (or the last window's) ones.
-      // An item whose chains did not move in the window keeps the proposals it had.
-      const auto own = torch::cat(warmup_draws).transpose(0, 1);
-      const auto moved = std::get<0>(own.var(1).min(1)).gt(0.0);  // [J]
-      centres = torch::where(moved.unsqueeze(1), own.mean(1), centres);
-      factors = torch::where(moved.reshape({-1, 1, 1}), covariance_factors(own), factors);
-      warmup_draws.clear();
+  }
+
+  // `sweeps` more sampling sweeps, each one's state kept.
+  void sample(int64_t sweeps) {
+    torch::NoGradGuard no_grad;
+    for (int64_t sweep = 0; sweep < sweeps; ++sweep) {
+      this->sweep(true);
+      kept_.push_back(state_.clone());
     }
   }
-  run.draws = torch::stack(kept, 1);
-  run.acceptance /= static_cast<double>(options.sampling_sweeps * items);
-  return run;
+
+  // The sampling sweeps' draws [C, sweeps, J, D].
+  torch::Tensor draws() const { return torch::stack(kept_, 1); }
+  // The random walks' acceptance rate over the sampling sweeps, items and chains.
+  double acceptance() const { return sampled_acceptance_ / static_cast<double>(kept_.size() * items_); }
+
+ private:
+  // One Metropolis-Hastings step of item j to `proposal` [C, D]; `log_q_ratio` [C] log q(current) -
+  // log q(proposal) for an asymmetric proposal. The chains' fraction that accepted.
+  double step_item(int64_t j, const torch::Tensor& proposal, const torch::Tensor& log_q_ratio) {
+    const auto current = state_.select(1, j);
+    const auto proposal_prior = model_.log_prior(proposal);
+    const auto change = likelihood_.propose(table_, j, current, proposal);
+    const auto log_ratio =
+        (change.log_likelihood + proposal_prior - log_likelihood_ - log_prior_.select(1, j) + log_q_ratio)
+            .nan_to_num(-std::numeric_limits<double>::infinity());
+    const auto accept = torch::empty({chains_}, kDouble).uniform_(0.0, 1.0, generator_).log() < log_ratio;
+    state_.select(1, j).copy_(torch::where(accept.unsqueeze(1), proposal, current));
+    log_prior_.select(1, j).copy_(torch::where(accept, proposal_prior, log_prior_.select(1, j)));
+    log_likelihood_ = torch::where(accept, change.log_likelihood, log_likelihood_);
+    const auto accept_flags = accept.contiguous();
+    for (int64_t c = 0; c < chains_; ++c)
+      if (accept_flags.data_ptr<bool>()[c]) likelihood_.apply(table_, change, c);
+    return accept.to(torch::kFloat64).mean().item<double>();
+  }
+
+  // log of the independence proposal's density at x [C, D] for item j, up to a constant: [C].
+  torch::Tensor independence_log_q(int64_t j, const torch::Tensor& x) const {
+    const auto w = at::linalg_solve_triangular(factors_[j], (x - centres_[j]).unsqueeze(-1), false).squeeze(-1);
+    return -0.5 * (kTDegrees + static_cast<double>(d_)) * torch::log1p(w.pow(2).sum(1) / kTDegrees);
+  }
+
+  // The abilities' location (which 0) or log scale (1), which item steps can move only one item at a time:
+  // a random-walk step of every item at once (a transformation-group move, Liu & Sabatti 2000: the
+  // acceptance carries the map's log |det|).
+  void step_frame(int64_t which) {
+    const auto move = at::normal(0.0, std::exp(frame_log_step_[which]), {chains_}, generator_, kDouble);
+    const auto still = torch::zeros({chains_}, kDouble);
+    const auto& location = which == 0 ? move : still;
+    const auto& scale = which == 1 ? move : still;
+    const auto proposal = model_.rescale_abilities(state_, location, scale);
+    const auto proposal_prior = model_.log_prior(proposal);
+    const auto proposal_likelihood = likelihood_.rescaled_log_likelihood(table_, location, scale);
+    const auto log_ratio = (proposal_likelihood + proposal_prior.sum(1) - log_likelihood_ - log_prior_.sum(1) +
+                            location_components_ * scale)
+                               .nan_to_num(-std::numeric_limits<double>::infinity());
+    const auto accept = torch::empty({chains_}, kDouble).uniform_(0.0, 1.0, generator_).log() < log_ratio;
+    const auto accept_flags = accept.contiguous();
+    for (int64_t c = 0; c < chains_; ++c) {
+      if (!accept_flags.data_ptr<bool>()[c]) continue;
+      state_[c].copy_(proposal[c]);
+      log_prior_[c].copy_(proposal_prior[c]);
+      likelihood_.reset(table_, c, state_[c]);
+    }
+    log_likelihood_ = MarginalLikelihood::log_likelihood(table_);
+    frame_accepted_[which] += accept.to(torch::kFloat64).mean().item<double>();
+  }
+
+  // Every item: a random walk, then an independence proposal from the item's t approximation; then the
+  // abilities' frame.
+  void sweep(bool sampling) {
+    if (sweeps_done_ % kRefreshEvery == 0) {
+      table_ = likelihood_.table(state_);
+      log_likelihood_ = likelihood_.log_likelihood(table_);
+    }
+    ++sweeps_done_;
+    for (int64_t j = 0; j < items_; ++j) {
+      const auto walk =
+          torch::matmul(factors_[j], at::normal(0.0, 1.0, {chains_, d_, 1}, generator_, kDouble)).squeeze(-1);
+      const double rate =
+          step_item(j, state_.select(1, j) + log_scale_[j].exp() * walk, torch::zeros({chains_}, kDouble));
+      accepted_[j] += rate;
+      if (sampling) sampled_acceptance_ += rate;
+      const auto mixing = (at::_standard_gamma(torch::full({chains_, 1}, 0.5 * kTDegrees, kDouble), generator_) *
+                           (2.0 / kTDegrees))
+                              .rsqrt();
+      const auto z = at::normal(0.0, 1.0, {chains_, d_, 1}, generator_, kDouble);
+      const auto independent = centres_[j] + torch::matmul(factors_[j], z).squeeze(-1) * mixing;
+      step_item(j, independent, independence_log_q(j, state_.select(1, j)) - independence_log_q(j, independent));
+    }
+    step_frame(0);
+    if (free_scale_) step_frame(1);
+  }
+
+  const models::ItemResponseModel& model_;
+  const MarginalLikelihood& likelihood_;
+  int64_t chains_, items_, d_;
+  at::Generator generator_;
+  torch::Tensor state_;                // [C, J, D]
+  torch::Tensor centres_, factors_;    // the proposals' [J, D] and [J, D, D]
+  double target_acceptance_;
+  torch::Tensor log_scale_, accepted_;  // the random walks' [J]
+  torch::Tensor log_prior_;             // [C, J]
+  MarginalLikelihood::PersonGridTable table_;
+  torch::Tensor log_likelihood_;        // [C]
+  bool free_scale_ = false;
+  double location_components_ = 0.0;
+  std::array<double, 2> frame_log_step_{std::log(0.05), std::log(0.05)};  // location, log scale
+  std::array<double, 2> frame_accepted_{0.0, 0.0};
+  int64_t sweeps_done_ = 0;
+  double sampled_acceptance_ = 0.0;
+  std::vector<torch::Tensor> kept_;
+};
+
+// Runs `work(g)` for every group g, the groups on worker threads with one intra-op thread each.
+void for_each_group(int64_t groups, const std::function<void(int64_t)>& work) {
+  const trials::SingleThreadedKernels single_threaded;
+  const int64_t workers = std::min<int64_t>(groups, trials::available_cpus());
+  std::vector<std::thread> threads;
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(workers));
+  for (int64_t w = 0; w < workers; ++w)
+    threads.emplace_back([&, w] {
+      try {
+        for (int64_t g = w; g < groups; g += workers) work(g);
+      } catch (...) {
+        errors[static_cast<size_t>(w)] = std::current_exception();
+      }
+    });
+  for (auto& thread : threads) thread.join();
+  for (const auto& error : errors)
+    if (error) std::rethrow_exception(error);
 }
 
 void apply_mcmc(Refinement& out, const models::ItemResponseModel& model, const MarginalLikelihood& likelihood,
@@ -276,43 +336,36 @@ void apply_mcmc(Refinement& out, const models::ItemResponseModel& model, const M
   const auto amortized_draws = amortized.draws.to(torch::kFloat64);  // [J, n, D]
   const auto starts = at::randperm(n_draws, generator, torch::TensorOptions().dtype(torch::kLong)).narrow(0, 0, chains);
   const auto start_states = amortized_draws.index_select(1, starts).transpose(0, 1).contiguous();  // [C, J, D]
-  const int64_t groups = (chains + kChainsPerGroup - 1) / kChainsPerGroup;
-  std::vector<ChainRun> runs(groups);
-  {
-    // Groups on worker threads, each with its own seed.
-    const trials::SingleThreadedKernels single_threaded;
-    const int64_t workers = std::min<int64_t>(groups, trials::available_cpus());
-    std::vector<std::thread> threads;
-    std::vector<std::exception_ptr> errors(workers);
-    for (int64_t w = 0; w < workers; ++w)
-      threads.emplace_back([&, w] {
-        try {
-          for (int64_t g = w; g < groups; g += workers) {
-            const int64_t first = g * kChainsPerGroup;
-            runs[g] = run_chains(model, likelihood, amortized_draws,
-                                 start_states.narrow(0, first, std::min(kChainsPerGroup, chains - first)).clone(),
-                                 options, models::mix_seed(options.seed, 0x3C3C3D00ULL + static_cast<uint64_t>(g)));
-          }
-        } catch (...) {
-          errors[w] = std::current_exception();
-        }
-      });
-    for (auto& thread : threads) thread.join();
-    for (const auto& error : errors)
-      if (error) std::rethrow_exception(error);
+  const int64_t n_groups = (chains + kChainsPerGroup - 1) / kChainsPerGroup;
+  std::vector<ChainGroup> groups;
+  for (int64_t g = 0; g < n_groups; ++g) {
+    const int64_t first = g * kChainsPerGroup;
+    groups.emplace_back(model, likelihood, amortized_draws,
+                        start_states.narrow(0, first, std::min(kChainsPerGroup, chains - first)).clone(),
+                        models::mix_seed(options.seed, 0x3C3C3D00ULL + static_cast<uint64_t>(g)));
   }
-  std::vector<torch::Tensor> chain_parts;
-  double acceptance = 0.0;
-  for (const auto& run : runs) {
-    chain_parts.push_back(run.draws);
-    acceptance += run.acceptance * static_cast<double>(run.draws.size(0)) / static_cast<double>(chains);
+  for_each_group(n_groups, [&](int64_t g) { groups[static_cast<size_t>(g)].warm_up(options.warmup_sweeps); });
+  torch::Tensor chain_draws;  // [C, S, J, D]
+  int64_t sampled = 0;
+  while (sampled < options.sampling_sweeps) {
+    const int64_t round = options.until_converged
+                              ? std::min(kSweepsBetweenChecks, options.sampling_sweeps - sampled)
+                              : options.sampling_sweeps;
+    for_each_group(n_groups, [&](int64_t g) { groups[static_cast<size_t>(g)].sample(round); });
+    sampled += round;
+    std::vector<torch::Tensor> parts;
+    for (const auto& group : groups) parts.push_back(group.draws());
+    chain_draws = torch::cat(parts);
+    out.max_rhat = split_rhat(chain_draws).max().item<double>();
+    out.min_ess = effective_sample_size(chain_draws).min().item<double>();
+    if (out.max_rhat <= kMaxRhat && out.min_ess >= kMinEss) break;
   }
-  const auto chain_draws = torch::cat(chain_parts);  // [C, S, J, D]
-  out.max_rhat = split_rhat(chain_draws).max().item<double>();
-  out.min_ess = effective_sample_size(chain_draws).min().item<double>();
-  out.acceptance = acceptance;
+  out.sampling_sweeps = sampled;
+  out.acceptance = 0.0;
+  for (const auto& group : groups)
+    out.acceptance += group.acceptance() * static_cast<double>(group.draws().size(0)) / static_cast<double>(chains);
   // n draws spread evenly over the chains' sampling sweeps.
-  const int64_t pooled = chains * options.sampling_sweeps;
+  const int64_t pooled = chains * sampled;
   const auto pick = torch::linspace(0.0, static_cast<double>(pooled - 1), n_draws, kDouble).round().to(torch::kLong);
   const auto pooled_draws = chain_draws.reshape({pooled, items, d}).index_select(0, pick);  // [n, J, D]
   out.posterior = amortized;
@@ -370,6 +423,7 @@ json Refinement::to_json() const {
           {"max_rhat", number_or_null(max_rhat)},
           {"min_ess", number_or_null(min_ess)},
           {"acceptance", number_or_null(acceptance)},
+          {"sampling_sweeps", sampling_sweeps},
           {"seconds", seconds}};
 }
 
@@ -402,7 +456,7 @@ std::string Refinement::line() const {
          << pareto_k_threshold << "); ";
   if (method == "mcmc")
     line << "exact posterior by MCMC: largest R-hat " << max_rhat << ", smallest ESS " << min_ess
-         << ", acceptance " << acceptance << "; ";
+         << ", acceptance " << acceptance << " (" << sampling_sweeps << " sampling sweeps a chain); ";
   else if (method == "importance")
     line << "draws reweighted to the exact posterior; ";
   else if (items && items->stands)

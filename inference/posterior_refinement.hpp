@@ -51,7 +51,11 @@
 //               two, one generator and one adaptation a group, the groups
 //               on worker threads with one intra-op thread each (LibTorch's
 //               own threads on tensors this small cost 3x the wall time);
-//               the draws do not depend on the machine's cores. The kept
+//               the draws do not depend on the machine's cores. After
+//               warm-up the chains sample until every item parameter's
+//               split R-hat and ESS meet Stan's criteria (checked every 100
+//               sweeps; RefinementOptions::until_converged), at most
+//               sampling_sweeps. The kept
 //               draws are spread evenly over the sampling sweeps of every
 //               chain; split R-hat and the effective sample size of every
 //               item parameter come with them.
@@ -75,8 +79,12 @@ struct RefinementOptions {
   std::string method = "auto";  // importance, mcmc or auto
   int64_t chains = 4;
   int64_t warmup_sweeps = 500;
-  int64_t sampling_sweeps = 1500;
+  int64_t sampling_sweeps = 1500;  // at most, with until_converged
   uint64_t seed = 1;
+  // The chains stop at the first check (every 100 sampling sweeps) where every item parameter's split R-hat
+  // is <= 1.01 and its ESS >= 400 (Stan's criteria); their draws are exactly those of a run of as many
+  // sampling sweeps. False: every sampling sweep runs.
+  bool until_converged = true;
 };
 
 // Warm-up and sampling sweeps together, at most: a sweep passes over every item twice, so this many take
@@ -110,6 +118,7 @@ struct Refinement {
   double max_rhat = 0.0;         // mcmc: the largest split R-hat over item parameters (NaN: no mcmc)
   double min_ess = 0.0;          // mcmc: the smallest effective sample size over item parameters
   double acceptance = 0.0;       // mcmc: the sampling sweeps' acceptance rate, over items and chains
+  int64_t sampling_sweeps = 0;   // mcmc: the sampling sweeps each chain ran (RefinementOptions::until_converged)
   double seconds = 0.0;
   // The refined draws. log_prob: the amortized log q of each draw after importance resampling;
   // NaN after mcmc, whose draws the network never saw (infer fills it with amortized_log_prob).

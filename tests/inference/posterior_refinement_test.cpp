@@ -277,6 +277,39 @@ TEST_CASE("refinement recovers the exact posterior of a Rasch test from a propos
   check_recovered(reweighted);
 }
 
+TEST_CASE("the chains stop at the first check where R-hat and the ESS are met, with a fixed run's draws",
+          "[trials][refinement]") {
+  const auto spec = test::simulator_at({3, 3, 80, 80}, "rasch");
+  const auto model = models::make_item_response_model(spec);
+  const auto data = test::simulated_responses(spec, 3, 80, 23);
+  const auto start = prior_draws_of(*model, data, 400, 24);
+  inference::RefinementOptions options;
+  options.method = "mcmc";
+  options.warmup_sweeps = 100;
+  options.sampling_sweeps = 4000;
+  const auto stopped = inference::refine_posterior(*model, data, start, options);
+  CHECK(stopped.max_rhat <= 1.01);
+  CHECK(stopped.min_ess >= 400.0);
+  CHECK(stopped.sampling_sweeps < options.sampling_sweeps);
+  CHECK(stopped.sampling_sweeps % 100 == 0);
+  CHECK_THAT(stopped.line(), Catch::Contains("(" + std::to_string(stopped.sampling_sweeps) + " sampling sweeps a chain)"));
+  CHECK(stopped.to_json()["sampling_sweeps"] == stopped.sampling_sweeps);
+
+  // Every sweep of a run as long: the same draws and diagnostics.
+  options.until_converged = false;
+  options.sampling_sweeps = stopped.sampling_sweeps;
+  const auto fixed = inference::refine_posterior(*model, data, start, options);
+  CHECK(fixed.sampling_sweeps == stopped.sampling_sweeps);
+  CHECK(fixed.posterior.draws.equal(stopped.posterior.draws));
+  CHECK(fixed.max_rhat == stopped.max_rhat);
+  CHECK(fixed.min_ess == stopped.min_ess);
+  // One check earlier the criteria were not met.
+  REQUIRE(stopped.sampling_sweeps > 100);
+  options.sampling_sweeps = stopped.sampling_sweeps - 100;
+  const auto shorter = inference::refine_posterior(*model, data, start, options);
+  CHECK_FALSE((shorter.max_rhat <= 1.01 && shorter.min_ess >= 400.0));
+}
+
 TEST_CASE("mcmc from a poor start and importance from a good proposal agree on a graded test",
           "[trials][refinement]") {
   // Two algorithms, one target: the GRM's exact posterior (ordered thresholds: a prior with support).
