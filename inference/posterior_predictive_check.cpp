@@ -10,11 +10,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <exception>
 #include <iomanip>
 #include <limits>
 #include <sstream>
-#include <thread>
 
 namespace bfhpo::inference {
 namespace {
@@ -311,24 +309,7 @@ PredictiveCheck posterior_predictive_check(const models::ItemResponseModel& mode
     const auto y_rep = replicate(model, params, draw_of, answered_one_hot, data.mask, generator);
     chunk_statistics[static_cast<size_t>(chunk)] = item_statistics(y_rep, data.mask, n_categories);
   };
-  {
-    const trials::SingleThreadedKernels single_threaded;
-    const int64_t workers = std::min<int64_t>(chunks, trials::available_cpus());
-    std::vector<std::thread> threads;
-    std::vector<std::exception_ptr> errors(static_cast<size_t>(workers));
-    for (int64_t w = 0; w < workers; ++w)
-      threads.emplace_back([&, w] {
-        try {
-          torch::NoGradGuard worker_no_grad;
-          for (int64_t chunk = w; chunk < chunks; chunk += workers) replicate_chunk(chunk);
-        } catch (...) {
-          errors[static_cast<size_t>(w)] = std::current_exception();
-        }
-      });
-    for (auto& thread : threads) thread.join();
-    for (const auto& error : errors)
-      if (error) std::rethrow_exception(error);
-  }
+  trials::for_each_on_workers(chunks, replicate_chunk);
   const auto replicated_tensor = torch::cat(chunk_statistics);  // [R, S, J]
   const auto obs = observed_tensor.accessor<double, 2>();
   const auto rep = replicated_tensor.accessor<double, 3>();

@@ -12,13 +12,10 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <exception>
-#include <functional>
 #include <cmath>
 #include <iomanip>
 #include <limits>
 #include <sstream>
-#include <thread>
 #include <vector>
 
 namespace bfhpo::inference {
@@ -308,25 +305,6 @@ class ChainGroup {
   std::vector<torch::Tensor> kept_;
 };
 
-// Runs `work(g)` for every group g, the groups on worker threads with one intra-op thread each.
-void for_each_group(int64_t groups, const std::function<void(int64_t)>& work) {
-  const trials::SingleThreadedKernels single_threaded;
-  const int64_t workers = std::min<int64_t>(groups, trials::available_cpus());
-  std::vector<std::thread> threads;
-  std::vector<std::exception_ptr> errors(static_cast<size_t>(workers));
-  for (int64_t w = 0; w < workers; ++w)
-    threads.emplace_back([&, w] {
-      try {
-        for (int64_t g = w; g < groups; g += workers) work(g);
-      } catch (...) {
-        errors[static_cast<size_t>(w)] = std::current_exception();
-      }
-    });
-  for (auto& thread : threads) thread.join();
-  for (const auto& error : errors)
-    if (error) std::rethrow_exception(error);
-}
-
 void apply_mcmc(Refinement& out, const models::ItemResponseModel& model, const MarginalLikelihood& likelihood,
                 const PosteriorDraws& amortized, const RefinementOptions& options) {
   torch::NoGradGuard no_grad;
@@ -344,14 +322,14 @@ void apply_mcmc(Refinement& out, const models::ItemResponseModel& model, const M
                         start_states.narrow(0, first, std::min(kChainsPerGroup, chains - first)).clone(),
                         models::mix_seed(options.seed, 0x3C3C3D00ULL + static_cast<uint64_t>(g)));
   }
-  for_each_group(n_groups, [&](int64_t g) { groups[static_cast<size_t>(g)].warm_up(options.warmup_sweeps); });
+  trials::for_each_on_workers(n_groups, [&](int64_t g) { groups[static_cast<size_t>(g)].warm_up(options.warmup_sweeps); });
   torch::Tensor chain_draws;  // [C, S, J, D]
   int64_t sampled = 0;
   while (sampled < options.sampling_sweeps) {
     const int64_t round = options.until_converged
                               ? std::min(kSweepsBetweenChecks, options.sampling_sweeps - sampled)
                               : options.sampling_sweeps;
-    for_each_group(n_groups, [&](int64_t g) { groups[static_cast<size_t>(g)].sample(round); });
+    trials::for_each_on_workers(n_groups, [&](int64_t g) { groups[static_cast<size_t>(g)].sample(round); });
     sampled += round;
     std::vector<torch::Tensor> parts;
     for (const auto& group : groups) parts.push_back(group.draws());

@@ -6,9 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <exception>
 #include <fstream>
 #include <optional>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace bfhpo::trials {
 namespace {
@@ -80,6 +83,25 @@ SingleThreadedKernels::~SingleThreadedKernels() {
 std::optional<int> openblas_threads() {
   if (const auto get = openblas_function<int (*)()>("openblas_get_num_threads")) return get();
   return std::nullopt;
+}
+
+void for_each_on_workers(int64_t tasks, const std::function<void(int64_t)>& work) {
+  const SingleThreadedKernels single_threaded;
+  const int64_t workers = std::min<int64_t>(tasks, available_cpus());
+  std::vector<std::thread> threads;
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(workers));
+  for (int64_t w = 0; w < workers; ++w)
+    threads.emplace_back([&, w] {
+      try {
+        torch::NoGradGuard no_grad;
+        for (int64_t task = w; task < tasks; task += workers) work(task);
+      } catch (...) {
+        errors[static_cast<size_t>(w)] = std::current_exception();
+      }
+    });
+  for (auto& thread : threads) thread.join();
+  for (const auto& error : errors)
+    if (error) std::rethrow_exception(error);
 }
 
 }  // namespace bfhpo::trials

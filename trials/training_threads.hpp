@@ -22,6 +22,8 @@
 
 #include "trials/trainer.hpp"
 
+#include <cstdint>
+#include <functional>
 #include <optional>
 
 namespace bfhpo::trials {
@@ -46,6 +48,12 @@ class SingleThreadedKernels {
   int torch_threads_;
   std::optional<int> blas_threads_;
 };
+
+// work(t) for every task t < tasks, on min(tasks, available_cpus()) worker
+// threads (task t on worker t mod workers) under SingleThreadedKernels, with
+// no gradient; the first error a worker threw is rethrown once all joined.
+// What each task computes must not depend on the worker that runs it.
+void for_each_on_workers(int64_t tasks, const std::function<void(int64_t)>& work);
 
 // OpenBLAS's thread count; none when the BLAS LibTorch calls is not OpenBLAS.
 std::optional<int> openblas_threads();

@@ -8,9 +8,12 @@
 #include <sched.h>
 #include <torch/torch.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 using namespace bfhpo;
 using namespace bfhpo::trials;
@@ -135,4 +138,21 @@ TEST_CASE("training threads: training.threads is read, written back, and checked
   } catch (const UserError& e) {
     CHECK(std::string(e.what()).find("'training.threads'") != std::string::npos);
   }
+}
+
+TEST_CASE("work on workers: every task runs once, with no gradient; an error is rethrown") {
+  constexpr int64_t kTasks = 7;
+  std::vector<std::atomic<int>> runs(kTasks);
+  std::atomic<bool> no_grad{true};
+  bfhpo::trials::for_each_on_workers(kTasks, [&](int64_t task) {
+    runs[static_cast<size_t>(task)]++;
+    if (torch::GradMode::is_enabled()) no_grad = false;
+  });
+  for (const auto& count : runs) CHECK(count == 1);
+  CHECK(no_grad);
+  CHECK_THROWS_WITH(bfhpo::trials::for_each_on_workers(kTasks,
+                                                       [](int64_t task) {
+                                                         if (task == 5) throw std::runtime_error("task 5 failed");
+                                                       }),
+                    "task 5 failed");
 }
