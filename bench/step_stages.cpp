@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
   };
 
   // Cell MLP: phi's hidden layers on every cell (its last layer acts on the pooled mean), forward and backward.
-  const int64_t features = (k - 1) + 8;  // models/networks/summary_network.hpp: n_cell_features(K)
+  const int64_t features = models::n_cell_features(k);
   std::vector<int64_t> hidden(static_cast<size_t>(summary.cell_mlp_depth), summary.cell_mlp_width);
   models::Mlp phi(models::MlpOptions{features, hidden, summary.activation, 0.0, false});
   const auto cell_input = torch::randn({batch * persons * items, features});

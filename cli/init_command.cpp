@@ -51,11 +51,8 @@ int run_init(const VerbArgs& args) {
                                                    [](const std::string& line) { std::cerr << line << std::endl; });
   const auto estimators = args.count("fine-tune") ? inference::shipped_estimators() : std::vector<inference::ShippedEstimator>{};
   const inference::ShippedEstimator* fine_tune = nullptr;
-  if (args.count("fine-tune")) {
-    auto shape = inference::DataShape::of(data);
-    shape.categories = static_cast<int64_t>(summary.categories.size());  // as the study's n_categories
-    fine_tune = &inference::nearest_estimator(estimators, model, shape);
-  }
+  // After estimate_log_a's checks: the file's categories run 0..K-1 without a gap.
+  if (args.count("fine-tune")) fine_tune = &inference::nearest_estimator(estimators, model, inference::DataShape::of(data));
   auto draft = inference::draft_study(summary, model, data_file, estimates, fine_tune);
   if (const auto journal = out ? inference::fresh_journal(*out) : std::nullopt) {
     draft.study["storage"] = *journal;

@@ -386,10 +386,6 @@ StudyDraft draft_study(const ResponseSummary& data, const std::string& model, co
   study["approximator"] = {
       {"summary", {{"cell_mlp_width", 64}, {"embed_dim", 64}, {"attention_layers", 2}, {"item_fit", true}}},
       {"flow", {{"depth", 6}, {"subnet_width", 128}}}};
-  choose("summary.item_fit true",
-         "the network reads each item's curve fitted to the data by marginal maximum likelihood besides the "
-         "responses: on real data, which no model describes exactly, the posterior then follows the model's "
-         "likelihood as Stan's does, where the responses' moments alone pull it away");
   study["memory"] = {{"budget_mb", "auto"}};
   study["objective"] = "val_nll";
   study["search_space"] = search_space();
@@ -402,6 +398,10 @@ StudyDraft draft_study(const ResponseSummary& data, const std::string& model, co
                format_number(kFineTuneLearningRate) + "; `bfhpo optimize` searches the learning rate only");
     return draft;
   }
+  choose("summary.item_fit true",
+         "the network reads each item's curve fitted to the data by marginal maximum likelihood besides the "
+         "responses: on real data, which no model describes exactly, the posterior then follows the model's "
+         "likelihood as Stan's does, where the responses' moments alone pull it away");
   choose("search space: learning rate [2e-4, 2e-3], cell MLP width [32, 128], embedding 32 or 64, flow depth 4-8",
          "`bfhpo train` trains the fixed values (inside these ranges); `bfhpo optimize` searches them, 20 trials, "
          "the median pruner stopping poor ones after " + std::to_string(warmup) + " epochs");

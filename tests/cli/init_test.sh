@@ -78,6 +78,8 @@ BFHPO_ESTIMATORS="$WORK/shipped" "$BFHPO" init --data "$WORK/test.csv" --model 2
   -o "$WORK/tune.json" > "$WORK/tune.out" 2> "$WORK/tune.err" || fail "init --fine-tune exited $?: $(cat "$WORK/tune.err")"
 grep -qF "fine-tuning: training starts from the shipped 2pl-tiny estimator" "$WORK/tune.out" ||
   fail "init --fine-tune does not say what it starts from: $(cat "$WORK/tune.out")"
+# Its network is the shipped one's: init states no choice of its own about the network.
+! grep -qF "summary.item_fit" "$WORK/tune.out" || fail "init --fine-tune states the network's item fit: $(cat "$WORK/tune.out")"
 "$OPTUNA_PYTHON" - "$WORK/tune.json" "$WORK/fresh.json" "$WORK/shipped/2pl-tiny" <<'PY' || fail "the fine-tuning study"
 import json, os, sys
 tune, fresh, shipped = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
