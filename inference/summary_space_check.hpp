@@ -22,8 +22,10 @@
 // Data with no observed cell cannot be simulated (a missing rate of 1): the
 // check is then skipped, its numbers NaN and `skipped` saying why.
 //
-// Simulated and summarized one data set at a time: the memory is that of
-// the summary network on one data set of the data's shape, as infer's.
+// Simulated one data set at a time, each from its own seed, and summarized
+// in batches of at most 65,536 cells (one set when a set is larger): the
+// memory is that of the summary network on one such batch, or on one set
+// of the data's shape, as infer's.
 // Deterministic: the same model, data and seed give the same result. The
 // simulated side depends on the data only through its shape and missing
 // share, so data sets of one shape share it (SummarySpaceReferences: many

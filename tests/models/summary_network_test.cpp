@@ -120,6 +120,25 @@ TEST_CASE("SummaryNetwork is invariant to persons and equivariant to items", "[n
   REQUIRE_FALSE(torch::allclose(by_items.item_context, out.item_context, 1e-4, 1e-5));
 }
 
+TEST_CASE("SummaryNetwork: each data set of a batch gets the outputs it gets alone", "[networks]") {
+  // What the summary-space check relies on when it summarizes its simulated sets in batches.
+  torch::manual_seed(5);
+  auto spec = tiny_spec();
+  spec.item_fit = true;
+  SummaryNetwork net(spec, MemoryConfig{}, 4);
+  net->to(torch::kFloat64);
+  const auto y = torch::randint(0, 4, {3, 11, 5}).to(torch::kFloat64);
+  const auto mask = torch::bernoulli(torch::full({3, 11, 5}, 0.85, torch::kFloat64));
+  const auto together = net->forward(y, mask);
+  for (int64_t b = 0; b < 3; ++b) {
+    INFO("data set " << b);
+    const auto alone = net->forward(y.narrow(0, b, 1), mask.narrow(0, b, 1));
+    CHECK(close_relative(together.global.narrow(0, b, 1), alone.global));
+    CHECK(close_relative(together.item_context.narrow(0, b, 1), alone.item_context));
+    CHECK(close_relative(together.item_fit.narrow(0, b, 1), alone.item_fit));
+  }
+}
+
 TEST_CASE("SummaryNetwork: chunked and checkpointed equal unchunked outputs and gradients to relative 1e-5",
           "[networks]") {
   torch::manual_seed(2);
