@@ -19,7 +19,10 @@ wait_for_sql() {
     sleep 0.05
   done
 }
-# First restart while the first trials train, the second once the study is half done.
+# First restart while the first trials train, the second once the study is half done. Every worker has
+# connected and started a trial by then: a worker still loading LibTorch on a busy machine would otherwise
+# open its first connection while the server shuts down, which is refused (exit 2) by design.
+wait_for_sql 4 "SELECT count(DISTINCT value_json::json->>'pid') FROM trial_system_attributes WHERE key = 'bfhpo:worker'"
 wait_for_sql 3 "SELECT count(DISTINCT trial_id) FROM trial_intermediate_values"
 "$BFHPO_TEST_POSTGRES_RESTART" fast || fail "the first restart failed"
 wait_for_sql $((N / 2)) "SELECT count(*) FROM trials WHERE state = 'COMPLETE'"
