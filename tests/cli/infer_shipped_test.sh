@@ -19,7 +19,7 @@ expect_user_error "lie outside every shipped estimator's ranges; 2pl: 16-24 item
 grep -qF "bfhpo init --data FILE --model 2pl" "$WORK/err" || fail "no pointer to init: $(cat "$WORK/err")"
 expect_user_error "--model rasch: no estimator of that model ships with bfhpo" \
   "$BFHPO" infer --model rasch --data "$WORK/scale.csv" --out "$WORK/never.csv"
-expect_user_error "(20 items, 500 persons, 0% missing cells, 2 categories) lie outside every shipped estimator's ranges; grm-k6: 4-6 items, 179-1499 persons, at most 6% missing cells, 6 categories" \
+expect_user_error "(20 items, 500 persons, 0% missing cells, 2 categories) lie outside every shipped estimator's ranges; grm-k5: 5-10 items, 200-800 persons, at most 10% missing cells, 5 categories; grm-k6: 4-6 items, 179-1499 persons, at most 6% missing cells, 6 categories" \
   "$BFHPO" infer --model grm --data "$WORK/scale.csv" --out "$WORK/never.csv"
 expect_user_error "give one estimator" \
   "$BFHPO" infer "$WORK" --model 2pl --data "$WORK/scale.csv" --out "$WORK/never.csv"
