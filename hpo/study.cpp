@@ -52,10 +52,6 @@ std::optional<long> live_other_worker(const FrozenTrial& trial) {
   return worker->pid;
 }
 
-}  // namespace
-
-namespace {
-
 int count_in(const std::vector<FrozenTrial>& trials, TrialState state) {
   int n = 0;
   for (const auto& t : trials) n += t.state == state;

@@ -202,6 +202,7 @@ class ChainGroup {
     }
   }
 
+  int64_t chains() const { return chains_; }
   // The sampling sweeps' draws [C, sweeps, J, D].
   torch::Tensor draws() const { return torch::stack(kept_, 1); }
   // The random walks' acceptance rate over the sampling sweeps, items and chains.
@@ -341,7 +342,7 @@ void apply_mcmc(Refinement& out, const models::ItemResponseModel& model, const M
   out.sampling_sweeps = sampled;
   out.acceptance = 0.0;
   for (const auto& group : groups)
-    out.acceptance += group.acceptance() * static_cast<double>(group.draws().size(0)) / static_cast<double>(chains);
+    out.acceptance += group.acceptance() * static_cast<double>(group.chains()) / static_cast<double>(chains);
   // n draws spread evenly over the chains' sampling sweeps.
   const int64_t pooled = chains * sampled;
   const auto pick = torch::linspace(0.0, static_cast<double>(pooled - 1), n_draws, kDouble).round().to(torch::kLong);
