@@ -234,10 +234,10 @@ int main(int argc, char** argv) {
   memory::install_cpu_memory_tracking();
   trials::TrainingOptions thread_options;
   thread_options.threads = args.threads;
-  trials::set_training_threads(thread_options, torch::kCPU);
-  std::printf("CPU, %d torch threads; budget %s; %lld evaluation datasets x 200 draws; %lld held-out datasets, "
+  const int threads = trials::set_training_threads(thread_options, torch::kCPU);
+  std::printf("CPU, %d training threads; budget %s; %lld evaluation datasets x 200 draws; %lld held-out datasets, "
               "MCMC 4 chains x %lld sweeps (a third warm-up), 1000 amortized draws\n",
-              torch::get_num_threads(),
+              threads,
               args.steps > 0 ? (std::to_string(args.steps) + " steps").c_str()
                              : (std::to_string(static_cast<int>(args.train_seconds)) + " CPU s").c_str(),
               static_cast<long long>(args.eval_datasets), static_cast<long long>(args.mcmc_datasets),

@@ -1,7 +1,7 @@
 // A training step's arithmetic, stage by stage, against this CPU's peak
 // (issue 41 part 4):
 //
-//   bench_step_stages CONFIG.json [B=32] [P] [J] [steps=5]
+//   bench_step_stages CONFIG.json [B=32] [P] [J] [steps=5] [threads=1]
 //
 // CONFIG.json: a training study or a config.json `bfhpo train` wrote; P and
 // J default to the middle of its simulator's ranges (init's shapes: the
@@ -22,7 +22,9 @@
 //   step     trials::Trainer::train_step on simulated batches of that
 //            shape (the mean of `steps` after one warm-up), the simulation
 //            alone, and the step's user and system CPU seconds and minor
-//            page faults (getrusage).
+//            page faults (getrusage); with threads > 1 the step again on
+//            that many training threads (the batch in parts side by side,
+//            trials/split_step.hpp) and its ratio to one thread's.
 // FLOPs are counted from the configuration: 2 m n k a matrix product,
 // backward twice forward; elementwise work (activations, norms, softmax) is
 // not counted, so a stage's rate is a lower bound on its arithmetic's.
@@ -99,7 +101,7 @@ void print_stage(const char* name, double gflop, double seconds, double peak) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: bench_step_stages CONFIG.json [B=32] [P] [J] [steps=5]\n");
+    std::fprintf(stderr, "usage: bench_step_stages CONFIG.json [B=32] [P] [J] [steps=5] [threads=1]\n");
     return 2;
   }
   const auto config = trials::parse_trial_config(read_config_file(argv[1], "configuration"), argv[1]);
@@ -108,6 +110,7 @@ int main(int argc, char** argv) {
   const int64_t persons = argc > 3 ? std::stoll(argv[3]) : (ranges.min_persons + ranges.max_persons) / 2;
   const int64_t items = argc > 4 ? std::stoll(argv[4]) : (ranges.min_items + ranges.max_items) / 2;
   const int steps = argc > 5 ? std::stoi(argv[5]) : 5;
+  const int step_threads = argc > 6 ? std::stoi(argv[6]) : 1;
   memory::install_cpu_memory_tracking();  // as a trial's memory meter does: its cache of freed large blocks
   trials::TrainingOptions one_thread;
   one_thread.threads = 1;
@@ -208,22 +211,37 @@ int main(int argc, char** argv) {
   torch::optim::Adam adam(approximator->parameters(), torch::optim::AdamOptions(1e-4));
   stage("optimizer", 0.0, [&] { adam.step(); });
 
-  // The whole step, and the simulation inside it.
-  trials::TrainingOptions options = config.training;
-  options.threads = 1;
-  options.batch_size = batch;
-  options.validation_sims = 1;
-  options.epochs = 1;
-  options.num_batches = steps + 1;
+  // The whole step, and the simulation inside it: on one thread, then on `step_threads` (its batch in parts side
+  // by side: trials/split_step.hpp).
   auto simulator_spec = config.simulator;
   simulator_spec.ranges = {items, items, persons, persons};
-  trials::Trainer trainer(models::make_approximator(spec, 1), simulator_spec, options, torch::kCPU);
-  trainer.train_step();  // warm-up: actnorm, standardization, the allocator
-  const auto before = Usage::now();
-  const auto start = Clock::now();
-  for (int s = 0; s < steps; ++s) trainer.train_step();
-  const double step = std::chrono::duration<double>(Clock::now() - start).count() / steps;
-  const auto after = Usage::now();
+  struct StepTiming {
+    double seconds = 0.0;
+    Usage before, after;
+  };
+  const auto time_steps = [&](int threads) {
+    trials::TrainingOptions options = config.training;
+    options.threads = threads;
+    options.batch_size = batch;
+    options.validation_sims = 1;
+    options.epochs = 1;
+    options.num_batches = steps + 1;
+    trials::set_training_threads(options, torch::kCPU);
+    torch::manual_seed(1);
+    trials::Trainer trainer(models::make_approximator(spec, 1), simulator_spec, options, torch::kCPU);
+    trainer.train_step();  // warm-up: actnorm, standardization, the allocator
+    StepTiming timing;
+    timing.before = Usage::now();
+    const auto start = Clock::now();
+    for (int s = 0; s < steps; ++s) trainer.train_step();
+    timing.seconds = std::chrono::duration<double>(Clock::now() - start).count() / steps;
+    timing.after = Usage::now();
+    return timing;
+  };
+  const StepTiming one = time_steps(1);
+  const StepTiming split = step_threads > 1 ? time_steps(step_threads) : one;
+  const double step = one.seconds;
+  const auto before = one.before, after = one.after;
   const models::Simulator simulator(simulator_spec, 2, torch::kCPU);
   const double simulation = best_seconds(steps, [&] { simulator.sample(batch, 0); });
 
@@ -239,5 +257,11 @@ int main(int argc, char** argv) {
   std::printf("a step's CPU: %.4f s user, %.4f s system, %.0f minor page faults\n", (after.user - before.user) / steps,
               (after.system - before.system) / steps,
               static_cast<double>(after.minor_faults - before.minor_faults) / steps);
+  if (step_threads > 1) {
+    std::printf("on %d threads (the batch in %d parts side by side): %.4f s a step, %.2fx one thread's; CPU %.4f s "
+                "user, %.4f s system\n",
+                step_threads, step_threads, split.seconds, step / split.seconds,
+                (split.after.user - split.before.user) / steps, (split.after.system - split.before.system) / steps);
+  }
   return 0;
 }

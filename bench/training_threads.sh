@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Wall and CPU time of one CPU training run with 1 and 2 LibTorch threads:
+# Wall and CPU time of one CPU training run with 1 and 2 training threads:
 #   bash bench/training_threads.sh [BFHPO] [STUDY] [EPOCHS] [ROUNDS]
 # (defaults build/bfhpo, studies/quickstart.json, 3, 3). Each round trains the
 # study's fixed configuration with OMP_NUM_THREADS=1, then 2, then 2 with

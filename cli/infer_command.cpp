@@ -290,7 +290,7 @@ int run_infer(const VerbArgs& args) {
   // One thread (OMP_NUM_THREADS when set), as training on a CPU: the model check and the items judged alone
   // spread their own work over the cores, and a BLAS pool spinning against a busy machine's other processes
   // made one 445 x 24 file take 190 s of wall time for 17 s of CPU.
-  trials::set_training_threads(trials::TrainingOptions{}, torch::kCPU);
+  trials::set_kernel_threads(trials::training_threads(trials::TrainingOptions{}, torch::kCPU));
   const auto text_of = [&](const char* option) { return args.count(option) ? args[option].as<std::string>() : ""; };
   auto model = inference::load_trained_model(estimator_path(args, text_of("id-column"), text_of("group-column")),
                                              storage_override(args));

@@ -360,7 +360,8 @@ StudyDraft draft_study(const ResponseSummary& data, const std::string& model, co
                               std::to_string(fresh_epochs) + " a fresh one gets"
                         : std::string()) +
              "; expect about " + minutes(seconds) +
-             " of CPU time for `bfhpo train` (one core of a 2-core machine; a GPU takes a fraction), " +
+             " of CPU time for `bfhpo train` (on two cores, each step's batch in two parts, a 2PL's steps take "
+             "about 0.7 of that in wall time, a graded model's 0.9; a GPU takes a fraction), " +
              "and as much for each trial of `bfhpo optimize`");
   choose("memory budget \"auto\"", "90% of the device's memory; the memory gate and the OOM ladder work within it");
 

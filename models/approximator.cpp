@@ -34,6 +34,16 @@ LossTerms ContinuousApproximatorImpl::loss(const torch::Tensor& responses, const
   return terms;
 }
 
+void ContinuousApproximatorImpl::update_standardization(const torch::Tensor& item_params) {
+  if (is_training()) standardized_rows(item_params);
+}
+
+void ContinuousApproximatorImpl::hold_standardization(bool hold) { standardization_->train(is_training() && !hold); }
+
+bool ContinuousApproximatorImpl::loss_splits_by_data_set() const {
+  return spec_.summary.dropout == 0.0 && spec_.flow.dropout == 0.0 && flow_->initialized();
+}
+
 torch::Tensor ContinuousApproximatorImpl::log_prob(const torch::Tensor& item_params, const torch::Tensor& responses,
                                                    const torch::Tensor& mask) {
   const auto theta = standardized_rows(item_params);

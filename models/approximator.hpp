@@ -52,6 +52,18 @@ class ContinuousApproximatorImpl : public torch::nn::Module {
   std::pair<torch::Tensor, torch::Tensor> sample(int64_t n, const torch::Tensor& responses,
                                                  const torch::Tensor& mask = {});
 
+  // For a batch whose loss is computed in parts along its data sets (trials/split_step.hpp). In training mode
+  // update_standardization does what loss() does first: the running standardization's statistics updated from
+  // the whole batch's item_params [B, J, D]. While hold_standardization(true) is in force, loss() leaves them
+  // as they are (the standardization in eval mode), so each part is standardized as the whole batch would be.
+  void update_standardization(const torch::Tensor& item_params);
+  void hold_standardization(bool hold);
+  // Whether loss() of a part of the batch along its data sets is exactly that part's share of the whole
+  // batch's, computed from the data sets of the part alone, with no random numbers drawn: no dropout, no
+  // calibration penalty (its posterior draws are random), and no actnorm left to initialise itself from the
+  // data it first sees. Everything else (summary, item fit, attention, flow) is per data set.
+  virtual bool loss_splits_by_data_set() const;
+
   const ApproximatorSpec& spec() const { return spec_; }
   SummaryNetwork& summary_network() { return summary_; }
   const RunningStandardization& standardization() const { return standardization_; }
@@ -81,6 +93,7 @@ class CalibratedApproximatorImpl : public ContinuousApproximatorImpl {
   explicit CalibratedApproximatorImpl(ApproximatorSpec spec, uint64_t seed = 0);
   LossTerms loss(const torch::Tensor& responses, const torch::Tensor& item_params,
                  const torch::Tensor& mask = {}) override;
+  bool loss_splits_by_data_set() const override { return false; }
 };
 
 std::shared_ptr<ContinuousApproximatorImpl> make_approximator(const ApproximatorSpec& spec, uint64_t seed = 0);

@@ -62,7 +62,7 @@ std::vector<std::string> reproduction_obstacles(const TrainedWith& trial, uint64
   if (!trial.threads)
     obstacles.push_back("the trial did not record its thread count");
   else if (*trial.threads != threads)
-    obstacles.push_back(std::to_string(threads) + " LibTorch threads, the trial had " + std::to_string(*trial.threads) +
+    obstacles.push_back(std::to_string(threads) + " training threads, the trial had " + std::to_string(*trial.threads) +
                         " (set training.threads to " + std::to_string(*trial.threads) + " or OMP_NUM_THREADS=" +
                         std::to_string(*trial.threads) + ")");
   if (trial.libtorch.empty())

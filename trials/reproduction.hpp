@@ -6,7 +6,8 @@
 //
 // The same validation loss (to 1e-6) needs: the same seed, a CPU on both
 // sides (CUDA kernels are not bitwise deterministic), the same number of
-// LibTorch threads (reductions split by thread), the same LibTorch version,
+// training threads (reductions and parts of a step split by thread: trials/
+// training_threads.hpp), the same LibTorch version,
 // and a trial that never took an OOM retry (the retry changed its batch
 // size or item chunk mid-run; `train` starts with the final ones).
 #pragma once
@@ -38,7 +39,7 @@ struct TrainedWith {
 // From the trial's journal attributes; `fallback_seed` when it has no bfhpo:seed.
 TrainedWith trained_with(const hpo::FrozenTrial& trial, uint64_t fallback_seed);
 
-// Why a run here with `seed` on `device` and `threads` LibTorch threads does
+// Why a run here with `seed` on `device` and `threads` training threads does
 // not reproduce `trial`'s validation loss exactly; empty when it should.
 std::vector<std::string> reproduction_obstacles(const TrainedWith& trial, uint64_t seed, const std::string& device,
                                                 int threads);

@@ -11,6 +11,7 @@
 #include "trials/training_threads.hpp"
 
 #include <chrono>
+#include <cstdlib>
 
 namespace bfhpo::trials {
 namespace {
@@ -83,10 +84,19 @@ TrainOutcome train_configuration(const TrainRequest& request, const EpochCallbac
   outcome.out_dir = request.out_dir.empty() ? std::filesystem::path(request.study_file.string() + ".train")
                                             : request.out_dir;
   create_output_folder(outcome.out_dir);
-  write_json(outcome.out_dir / "config.json", outcome.config.to_json());
-
   const torch::Device device = resolve_device(outcome.config.device, request.study_file.string());
   outcome.device = device.str();
+  // One network to train: unless the study or OMP_NUM_THREADS says otherwise, on every CPU the process is given
+  // (a retrained trial: on the threads it recorded, so that it reproduces).
+  if (outcome.config.training.threads == 0 && std::getenv("OMP_NUM_THREADS") == nullptr) {
+    if (outcome.retrains && outcome.retrains->threads) {
+      outcome.config.training.threads = *outcome.retrains->threads;
+    } else if (device.is_cpu()) {
+      outcome.config.training.threads = available_cpus();
+    }
+  }
+  write_json(outcome.out_dir / "config.json", outcome.config.to_json());
+
   // Metered as a trial is: on the CPU this installs the tracking allocator, whose cache of freed large
   // blocks spares each step the page faults of fresh memory (memory/cpu_memory_tracking.hpp).
   memory::MemoryMeter meter(device);

@@ -35,7 +35,7 @@ struct TrainOutcome {
   models::Diagnostics diagnostics;
   std::filesystem::path out_dir;
   double seconds = 0.0;
-  int threads = 0;                    // LibTorch threads the run trained with
+  int threads = 0;                    // training threads the run trained with (trials/training_threads.hpp)
   double measured_peak_mb = 0.0;      // the most tensor memory training held (MemoryMeter), as a trial records
   // When PARAMS.json is a trial's export: that trial, and why this run does
   // not reproduce its validation loss exactly (empty: it should, to 1e-6).

@@ -2,10 +2,14 @@
 
 #include "common/atomic_file.hpp"
 #include "models/torchscript_module.hpp"
+#include "trials/split_step.hpp"
+#include "trials/training_threads.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -64,11 +68,27 @@ void Trainer::set_batch_size(int64_t batch_size) {
   options_.batch_size = batch_size;
 }
 
+int64_t Trainer::step_parts_now() const {
+  return step_parts(*approximator_, options_.batch_size, training_threads(options_, device_), device_);
+}
+
 double Trainer::train_step() {
-  return train_step(simulator_.sample(options_.batch_size, static_cast<uint64_t>(steps_completed_)));
+  // A split step keeps LibTorch's and the BLAS's kernels on one thread throughout: the simulation and the
+  // optimizer's small tensors gain nothing from a second kernel thread, whose spinning slows the parts.
+  const int64_t parts = step_parts_now();
+  std::optional<SingleThreadedKernels> one_kernel_thread;
+  if (parts > 1) one_kernel_thread.emplace();
+  return step_on(simulator_.sample(options_.batch_size, static_cast<uint64_t>(steps_completed_)), parts);
 }
 
 double Trainer::train_step(const models::SimulatedBatch& batch) {
+  const int64_t parts = std::min(step_parts_now(), batch.responses.size(0));
+  std::optional<SingleThreadedKernels> one_kernel_thread;
+  if (parts > 1) one_kernel_thread.emplace();
+  return step_on(batch, parts);
+}
+
+double Trainer::step_on(const models::SimulatedBatch& batch, int64_t parts) {
   approximator_->train();
   for (auto& group : optimizer_.param_groups())
     static_cast<torch::optim::AdamOptions&>(group.options()).lr(learning_rate_at(steps_completed_));
@@ -79,10 +99,15 @@ double Trainer::train_step(const models::SimulatedBatch& batch) {
   double loss_value = 0.0;
   try {
     optimizer_.zero_grad();
-    const auto terms = approximator_->loss(batch.responses, batch.item_params, batch.mask);
-    loss_value = terms.total.item<double>();
-    if (!std::isfinite(loss_value)) return loss_value;  // the caller stops; no weight was updated
-    terms.total.backward();
+    if (parts > 1) {
+      loss_value = split_loss_backward(*approximator_, batch, parts);
+      if (!std::isfinite(loss_value)) return loss_value;  // the caller stops; no weight was updated
+    } else {
+      const auto terms = approximator_->loss(batch.responses, batch.item_params, batch.mask);
+      loss_value = terms.total.item<double>();
+      if (!std::isfinite(loss_value)) return loss_value;
+      terms.total.backward();
+    }
   } catch (...) {
     torch::NoGradGuard no_grad;
     auto buffers = approximator_->buffers();
@@ -98,18 +123,33 @@ double Trainer::train_step(const models::SimulatedBatch& batch) {
 
 double Trainer::validation_loss() {
   torch::NoGradGuard no_grad;
+  const int64_t parts = step_parts_now();
   approximator_->eval();
-  double nll_sum = 0.0;
-  int64_t items = 0;
-  for (int64_t done = 0, index = 0; done < options_.validation_sims; ++index) {
-    const int64_t n = std::min(options_.batch_size, options_.validation_sims - done);
+  // Batches of the training's size, each a function of its index; their sums added in order, so the loss is the
+  // same whether they ran one after another or side by side.
+  const int64_t batches = (options_.validation_sims + options_.batch_size - 1) / options_.batch_size;
+  std::vector<double> nll_sums(static_cast<size_t>(batches));
+  std::vector<int64_t> items(static_cast<size_t>(batches));
+  const auto run_batch = [&](int64_t index) {
+    const int64_t n = std::min(options_.batch_size, options_.validation_sims - index * options_.batch_size);
     const auto batch = validation_simulator_.sample(n, static_cast<uint64_t>(index));
-    nll_sum -= approximator_->log_prob(batch.item_params, batch.responses, batch.mask).sum().item<double>();
-    items += batch.item_params.size(0) * batch.item_params.size(1);
-    done += n;
+    nll_sums[static_cast<size_t>(index)] =
+        -approximator_->log_prob(batch.item_params, batch.responses, batch.mask).sum().item<double>();
+    items[static_cast<size_t>(index)] = batch.item_params.size(0) * batch.item_params.size(1);
+  };
+  if (parts > 1) {
+    for_each_on_workers(batches, run_batch, parts);
+  } else {
+    for (int64_t index = 0; index < batches; ++index) run_batch(index);
   }
   approximator_->train();
-  return nll_sum / static_cast<double>(items);
+  double nll_sum = 0.0;
+  int64_t item_count = 0;
+  for (int64_t index = 0; index < batches; ++index) {
+    nll_sum += nll_sums[static_cast<size_t>(index)];
+    item_count += items[static_cast<size_t>(index)];
+  }
+  return nll_sum / static_cast<double>(item_count);
 }
 
 TrainingSummary Trainer::fit(const EpochCallback& on_epoch, const StepCallback& on_step) {

@@ -4,6 +4,11 @@
 // decay, gradient-norm clipping, and a fixed seeded validation set whose loss
 // is reported after every epoch (a pruner can stop the run from the callback).
 //
+// On the CPU with two or more training threads (trials/training_threads.hpp),
+// a step whose loss splits by data set runs in parts of its batch on as many
+// threads (trials/split_step.hpp), and the validation set's batches run side
+// by side; LibTorch's own kernels then stay on one thread.
+//
 // A step is all-or-nothing for the training position: train_step() advances
 // the step counter only when the step finished, so after an exception (an
 // OOM) the weights, the buffers (running standardization, actnorm flags), the
@@ -105,6 +110,10 @@ class Trainer {
   void load_weights(const std::filesystem::path& path);
 
  private:
+  // The parts of a step (trials/split_step.hpp): 1 when it runs whole.
+  int64_t step_parts_now() const;
+  double step_on(const models::SimulatedBatch& batch, int64_t parts);
+
   std::shared_ptr<models::ContinuousApproximatorImpl> approximator_;
   models::Simulator simulator_;
   models::Simulator validation_simulator_;

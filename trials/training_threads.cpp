@@ -57,15 +57,24 @@ int available_cpus() {
   return std::max(1, cpus);
 }
 
+int training_threads(const TrainingOptions& options, const torch::Device& device) {
+  if (options.threads > 0) return options.threads;
+  // What LibTorch read at start-up, not its count now (SingleThreadedKernels may be in force).
+  if (const char* omp = std::getenv("OMP_NUM_THREADS"); omp != nullptr && std::atoi(omp) > 0) return std::atoi(omp);
+  return device.is_cpu() ? 1 : available_cpus();
+}
+
 int set_training_threads(const TrainingOptions& options, const torch::Device& device) {
-  if (options.threads > 0) {
-    torch::set_num_threads(options.threads);
-  } else if (std::getenv("OMP_NUM_THREADS") == nullptr) {
-    torch::set_num_threads(device.is_cpu() ? 1 : available_cpus());
-  }
-  const int threads = torch::get_num_threads();
-  set_openblas_threads(threads);
+  const int threads = training_threads(options, device);
+  set_kernel_threads(device.is_cpu() ? 1 : threads);
   return threads;
+}
+
+int set_kernel_threads(int threads) {
+  torch::set_num_threads(threads);
+  const int in_force = torch::get_num_threads();
+  set_openblas_threads(in_force);
+  return in_force;
 }
 
 SingleThreadedKernels::SingleThreadedKernels()
@@ -85,9 +94,9 @@ std::optional<int> openblas_threads() {
   return std::nullopt;
 }
 
-void for_each_on_workers(int64_t tasks, const std::function<void(int64_t)>& work) {
+void for_each_on_workers(int64_t tasks, const std::function<void(int64_t)>& work, int64_t max_workers) {
   const SingleThreadedKernels single_threaded;
-  const int64_t workers = std::min<int64_t>(tasks, available_cpus());
+  const int64_t workers = std::min<int64_t>(tasks, max_workers > 0 ? max_workers : available_cpus());
   std::vector<std::thread> threads;
   std::vector<std::exception_ptr> errors(static_cast<size_t>(workers));
   for (int64_t w = 0; w < workers; ++w)

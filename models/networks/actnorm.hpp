@@ -20,6 +20,8 @@ class ActNormImpl : public torch::nn::Module {
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& x);
   // y [N, D] -> x [N, D] and log|det dx/dy| (minus forward's).
   std::pair<torch::Tensor, torch::Tensor> inverse(const torch::Tensor& y);
+  // Whether the data-dependent initialisation has happened (or came with loaded weights).
+  bool initialized() const { return initialized_.item<double>() != 0.0; }
 
  private:
   void initialize_from(const torch::Tensor& x);

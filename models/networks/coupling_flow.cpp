@@ -2,6 +2,7 @@
 
 #include "models/simulators/seed_mix.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -71,6 +72,10 @@ std::pair<torch::Tensor, torch::Tensor> CouplingFlowImpl::sample(int64_t n, cons
   auto z = torch::randn({rows * n, param_dim_}, context.options());
   auto [theta, log_det] = inverse(z, repeated);
   return {theta.reshape({rows, n, param_dim_}), (base_log_prob(z) - log_det).reshape({rows, n})};
+}
+
+bool CouplingFlowImpl::initialized() const {
+  return std::all_of(actnorms_.begin(), actnorms_.end(), [](const ActNorm& actnorm) { return actnorm->initialized(); });
 }
 
 }  // namespace bfhpo::models

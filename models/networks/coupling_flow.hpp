@@ -41,6 +41,8 @@ class CouplingFlowImpl : public torch::nn::Module {
 
   int64_t param_dim() const { return param_dim_; }
   int64_t context_dim() const { return context_dim_; }
+  // Whether every actnorm has initialised itself from data (or came with loaded weights).
+  bool initialized() const;
 
  private:
   torch::Tensor base_log_prob(const torch::Tensor& z) const;  // the standard normal's, [N]

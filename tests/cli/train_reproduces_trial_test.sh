@@ -64,6 +64,6 @@ assert b["config"]["seed"] == 99 and a["validation_loss"] != b["validation_loss"
 threads="$(grep -o '"threads": [0-9]*' "$WORK/retrain/result.json" | head -1 | grep -o '[0-9]*$')"
 OMP_NUM_THREADS=$((threads + 1)) "$BFHPO" train "$STUDY" --params "$WORK/best.json" --out "$WORK/threads" \
   > "$WORK/threads.txt" 2>&1 || fail "train with other threads exited $?"
-grep -q "LibTorch threads, the trial had $threads" "$WORK/threads.txt" ||
+grep -q "training threads, the trial had $threads" "$WORK/threads.txt" ||
   fail "other thread count not reported: $(cat "$WORK/threads.txt")"
 echo "train_reproduces_trial: all checks passed"

@@ -35,9 +35,7 @@ class ThreadSettingsGuard {
   ~ThreadSettingsGuard() {
     sched_setaffinity(0, sizeof(mask_), &mask_);
     if (omp_) setenv("OMP_NUM_THREADS", omp_->c_str(), 1);
-    TrainingOptions restore;
-    restore.threads = openblas_threads_.value_or(threads_);
-    set_training_threads(restore, torch::kCPU);
+    set_kernel_threads(openblas_threads_.value_or(threads_));
     if (openblas_) setenv("OPENBLAS_NUM_THREADS", openblas_->c_str(), 1);
     torch::set_num_threads(threads_);
   }
@@ -52,21 +50,24 @@ class ThreadSettingsGuard {
 
 }  // namespace
 
-TEST_CASE("training threads: training.threads sets LibTorch's intra-op threads and OpenBLAS's") {
+TEST_CASE("training threads: training.threads is a GPU run's intra-op threads and OpenBLAS's, a CPU run's parts") {
   ThreadSettingsGuard guard;
   if (!openblas_threads()) WARN("LibTorch's BLAS is not OpenBLAS: its threads are LibTorch's to set");
   TrainingOptions options;
   for (const int threads : {1, 3, 2}) {
     options.threads = threads;
-    CHECK(set_training_threads(options, torch::kCPU) == threads);
+    CHECK(set_training_threads(options, torch::Device(torch::kCUDA)) == threads);
     CHECK(torch::get_num_threads() == threads);
     if (openblas_threads()) CHECK(*openblas_threads() == threads);
+    // On the CPU the count is the steps' parts; the kernels stay on one thread.
+    CHECK(set_training_threads(options, torch::kCPU) == threads);
+    CHECK(torch::get_num_threads() == 1);
+    if (openblas_threads()) CHECK(*openblas_threads() == 1);
   }
   // OPENBLAS_NUM_THREADS is the user's: OpenBLAS keeps the count it has.
   if (const auto before = openblas_threads()) {
     setenv("OPENBLAS_NUM_THREADS", std::to_string(*before).c_str(), 1);
-    options.threads = *before + 1;
-    CHECK(set_training_threads(options, torch::kCPU) == *before + 1);
+    CHECK(set_kernel_threads(*before + 1) == *before + 1);
     CHECK(openblas_threads() == before);
     unsetenv("OPENBLAS_NUM_THREADS");
   }
@@ -99,10 +100,11 @@ TEST_CASE("training threads: unset, a CPU run uses one thread, a GPU run the CPU
   CHECK(available_cpus() == 1);
   CHECK(set_training_threads(TrainingOptions{}, torch::Device(torch::kCUDA)) == 1);
 
-  // OMP_NUM_THREADS is LibTorch's to read: left as it is.
+  // OMP_NUM_THREADS, as LibTorch read it at start-up, even while SingleThreadedKernels is in force.
   setenv("OMP_NUM_THREADS", "3", 1);
-  torch::set_num_threads(3);
-  CHECK(set_training_threads(TrainingOptions{}, torch::kCPU) == 3);
+  const SingleThreadedKernels single_threaded;
+  CHECK(training_threads(TrainingOptions{}, torch::kCPU) == 3);
+  CHECK(set_training_threads(TrainingOptions{}, torch::Device(torch::kCUDA)) == 3);
 }
 
 TEST_CASE("training threads: the same seed and the same threads train the same weights") {
