@@ -38,8 +38,9 @@ TEST_CASE("read_response_matrix: graded categories and missing cells are read in
           "[response_matrix]") {
   const auto path = write_data("graded.csv", "id,q1,q2,q3\np1,0,3,NA\np2,2,,1\np3,na,1,\"2\"\n");
   const auto matrix = read_response_matrix(path, "", ResponseFormat{4, true});
-  CHECK(matrix.item_names == std::vector<std::string>{"q1", "q2", "q3"});
-  CHECK(matrix.person_ids == std::vector<std::string>{"p1", "p2", "p3"});
+  // Parenthesized: libtorch 2.x's c10 logging defines a CHECK macro of its own, which splits a braced list.
+  CHECK((matrix.item_names == std::vector<std::string>{"q1", "q2", "q3"}));
+  CHECK((matrix.person_ids == std::vector<std::string>{"p1", "p2", "p3"}));
   CHECK(torch::equal(matrix.responses, torch::tensor({0.f, 3.f, 0.f, 2.f, 0.f, 1.f, 0.f, 1.f, 2.f}).reshape({3, 3})));
   CHECK(torch::equal(matrix.mask, torch::tensor({1.f, 1.f, 0.f, 1.f, 0.f, 1.f, 0.f, 1.f, 1.f}).reshape({3, 3})));
   // A binary model's complete file: every cell observed.
@@ -84,8 +85,8 @@ TEST_CASE("read_response_matrix: a UTF-8 byte order mark before the header does 
           "[response_matrix]") {
   const auto path = write_data("bom.csv", "\xEF\xBB\xBFid,q1,q2\np1,0,1\np2,1,0\n");
   const auto matrix = read_response_matrix(path);
-  CHECK(matrix.item_names == std::vector<std::string>{"q1", "q2"});
-  CHECK(matrix.person_ids == std::vector<std::string>{"p1", "p2"});
+  CHECK((matrix.item_names == std::vector<std::string>{"q1", "q2"}));
+  CHECK((matrix.person_ids == std::vector<std::string>{"p1", "p2"}));
   CHECK(matrix.source == path.string());
 }
 
@@ -94,7 +95,7 @@ TEST_CASE("read_response_matrix: item names in UTF-8 are read; overlong forms, s
   // e acute, the euro sign, an emoji: two, three and four bytes.
   const auto good = write_data("utf8.csv", "caf\xC3\xA9,\xE2\x82\xAC,\xF0\x9F\x98\x80\n1,0,1\n0,1,1\n");
   const auto matrix = read_response_matrix(good, "", ResponseFormat{2, false});
-  CHECK(matrix.item_names == std::vector<std::string>{"caf\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80"});
+  CHECK((matrix.item_names == std::vector<std::string>{"caf\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80"}));
   // '/' written in two bytes, a surrogate half (U+D800), U+110000, and a lead byte past F4.
   for (const std::string bad : {"\xC0\xAF", "\xE0\x80\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xF5\x80\x80\x80"}) {
     INFO("bytes of " << bad.size());
@@ -108,7 +109,7 @@ TEST_CASE("read_response_matrix: a quoted field holds the delimiter and doubled 
           "[response_matrix]") {
   const auto path = write_data("quoted.csv", "id,\"Q1, reading\", \"say \"\"hi\"\"\" ,q3\np1,0,\"1\",0\np2,1,0,1\n");
   const auto matrix = read_response_matrix(path);
-  CHECK(matrix.item_names == std::vector<std::string>{"Q1, reading", "say \"hi\"", "q3"});
+  CHECK((matrix.item_names == std::vector<std::string>{"Q1, reading", "say \"hi\"", "q3"}));
   CHECK(torch::equal(matrix.responses, torch::tensor({0.0f, 1.0f, 0.0f, 1.0f, 0.0f, 1.0f}).reshape({2, 3})));
   CHECK_THAT(read_error(write_data("open.csv", "id,\"q1,q2\np1,0,1\np2,1,0\n"), {}),
              Catch::Contains("open.csv:1:2: a quoted field is not closed on its line") && Catch::Contains("Fix:"));
