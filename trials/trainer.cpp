@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -68,27 +67,16 @@ void Trainer::set_batch_size(int64_t batch_size) {
   options_.batch_size = batch_size;
 }
 
-int64_t Trainer::step_parts_now() const {
-  return step_parts(*approximator_, options_.batch_size, training_threads(options_, device_), device_);
+int64_t Trainer::step_parts(int64_t batch_size) const {
+  return trials::step_parts(*approximator_, batch_size, training_threads(options_, device_), device_);
 }
 
 double Trainer::train_step() {
-  // A split step keeps LibTorch's and the BLAS's kernels on one thread throughout: the simulation and the
-  // optimizer's small tensors gain nothing from a second kernel thread, whose spinning slows the parts.
-  const int64_t parts = step_parts_now();
-  std::optional<SingleThreadedKernels> one_kernel_thread;
-  if (parts > 1) one_kernel_thread.emplace();
-  return step_on(simulator_.sample(options_.batch_size, static_cast<uint64_t>(steps_completed_)), parts);
+  return train_step(simulator_.sample(options_.batch_size, static_cast<uint64_t>(steps_completed_)));
 }
 
 double Trainer::train_step(const models::SimulatedBatch& batch) {
-  const int64_t parts = std::min(step_parts_now(), batch.responses.size(0));
-  std::optional<SingleThreadedKernels> one_kernel_thread;
-  if (parts > 1) one_kernel_thread.emplace();
-  return step_on(batch, parts);
-}
-
-double Trainer::step_on(const models::SimulatedBatch& batch, int64_t parts) {
+  const int64_t parts = step_parts(batch.responses.size(0));
   approximator_->train();
   for (auto& group : optimizer_.param_groups())
     static_cast<torch::optim::AdamOptions&>(group.options()).lr(learning_rate_at(steps_completed_));
@@ -123,7 +111,7 @@ double Trainer::step_on(const models::SimulatedBatch& batch, int64_t parts) {
 
 double Trainer::validation_loss() {
   torch::NoGradGuard no_grad;
-  const int64_t parts = step_parts_now();
+  const int64_t parts = step_parts(options_.batch_size);
   approximator_->eval();
   // Batches of the training's size, each a function of its index; their sums added in order, so the loss is the
   // same whether they ran one after another or side by side.

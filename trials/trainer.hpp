@@ -7,7 +7,7 @@
 // On the CPU with two or more training threads (trials/training_threads.hpp),
 // a step whose loss splits by data set runs in parts of its batch on as many
 // threads (trials/split_step.hpp), and the validation set's batches run side
-// by side; LibTorch's own kernels then stay on one thread.
+// by side.
 //
 // A step is all-or-nothing for the training position: train_step() advances
 // the step counter only when the step finished, so after an exception (an
@@ -110,9 +110,8 @@ class Trainer {
   void load_weights(const std::filesystem::path& path);
 
  private:
-  // The parts of a step (trials/split_step.hpp): 1 when it runs whole.
-  int64_t step_parts_now() const;
-  double step_on(const models::SimulatedBatch& batch, int64_t parts);
+  // The parts of a step on `batch_size` data sets (trials/split_step.hpp): 1 when it runs whole.
+  int64_t step_parts(int64_t batch_size) const;
 
   std::shared_ptr<models::ContinuousApproximatorImpl> approximator_;
   models::Simulator simulator_;
