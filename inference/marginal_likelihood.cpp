@@ -1,6 +1,9 @@
 #include "inference/marginal_likelihood.hpp"
 
+#include "trials/training_threads.hpp"
+
 #include <algorithm>
+#include <stdexcept>
 #include <cmath>
 #include <vector>
 
@@ -12,6 +15,14 @@ MarginalLikelihood::MarginalLikelihood(const models::ItemResponseModel& model, c
   answered_one_hot_ = torch::one_hot(data.responses.to(torch::kLong), model.n_categories()).to(torch::kFloat64) *
                       data.mask.to(torch::kFloat64).unsqueeze(-1);
   unanswered_ = 1.0 - data.mask.to(torch::kFloat64);
+  const auto responses = data.responses.to(torch::kLong).contiguous();
+  const auto answered = data.mask.to(torch::kBool).contiguous();
+  const int64_t n_persons = responses.size(0), n_items = responses.size(1);
+  answer_of_.assign(static_cast<size_t>(n_items * n_persons), -1);
+  for (int64_t p = 0; p < n_persons; ++p)
+    for (int64_t j = 0; j < n_items; ++j)
+      if (answered.data_ptr<bool>()[p * n_items + j])
+        answer_of_[static_cast<size_t>(j * n_persons + p)] = responses.data_ptr<int64_t>()[p * n_items + j];
   grid_ = torch::linspace(-kAbilityLimit, kAbilityLimit, kAbilityGridPoints, options);
   const double step = 2.0 * kAbilityLimit / static_cast<double>(kAbilityGridPoints - 1);
   log_trapezoid_ = torch::full({kAbilityGridPoints}, std::log(step), options);
@@ -21,10 +32,13 @@ MarginalLikelihood::MarginalLikelihood(const models::ItemResponseModel& model, c
   grid_weight_ = log_grid_weight_.exp();
 }
 
-torch::Tensor MarginalLikelihood::category_table(const torch::Tensor& params) const {
+torch::Tensor MarginalLikelihood::category_grid(const torch::Tensor& params) const {
   const int64_t sets = params.size(0);
   const auto theta = grid_.unsqueeze(0).expand({sets, grid_points()});
-  return models::category_probabilities(model_, theta, params.to(torch::kFloat64).unsqueeze(1)).squeeze(2);
+  return models::category_probabilities(model_, theta, params.to(torch::kFloat64).unsqueeze(1))
+      .squeeze(2)
+      .transpose(1, 2)
+      .contiguous();
 }
 
 torch::Tensor MarginalLikelihood::log_table(const torch::Tensor& params) const {
@@ -45,11 +59,12 @@ torch::Tensor MarginalLikelihood::log_likelihood(const torch::Tensor& params) co
   torch::NoGradGuard no_grad;
   const int64_t sets = params.size(0);
   const int64_t per_chunk = std::max<int64_t>(1, kGridTableElements / std::max<int64_t>(1, persons() * grid_points()));
-  std::vector<torch::Tensor> parts;
-  for (int64_t start = 0; start < sets; start += per_chunk) {
-    const auto chunk = params.narrow(0, start, std::min(per_chunk, sets - start));
-    parts.push_back(differentiable_log_likelihood(chunk));
-  }
+  const int64_t chunks = (sets + per_chunk - 1) / per_chunk;
+  std::vector<torch::Tensor> parts(static_cast<size_t>(chunks));
+  trials::for_each_on_workers(chunks, [&](int64_t chunk) {
+    const int64_t start = chunk * per_chunk;
+    parts[static_cast<size_t>(chunk)] = differentiable_log_likelihood(params.narrow(0, start, std::min(per_chunk, sets - start)));
+  });
   return torch::cat(parts);
 }
 
@@ -74,31 +89,93 @@ MarginalLikelihood::ItemChange MarginalLikelihood::propose(const PersonGridTable
                                                            const torch::Tensor& from, const torch::Tensor& to) const {
   torch::NoGradGuard no_grad;
   const int64_t sets = from.size(0);
-  const auto p = category_table(torch::cat({from, to})).transpose(1, 2);  // [2S, K, G]
+  const auto p = category_grid(torch::cat({from, to}));  // [2S, K, G]
   ItemChange change;
   change.item = item;
-  change.category_ratio = p.narrow(0, sets, sets) / p.narrow(0, 0, sets).clamp_min(1e-300);
-  // Person p's new integral: sum_g scaled[p, g] w_g ratio[y_pj, g]; unchanged where p left the item out.
-  const auto weighted_ratio = (change.category_ratio * grid_weight_).transpose(1, 2);  // [S, G, K]
-  // A table of one set against S changes (an item's draws judged alone): one [P, G] x [G, S K] product.
-  const auto by_category =
-      table.scaled.size(0) == 1 && sets > 1
-          ? torch::matmul(table.scaled[0], weighted_ratio.permute({1, 0, 2}).reshape({grid_points(), -1}))
-                .reshape({persons(), sets, -1})
-                .transpose(0, 1)
-          : torch::matmul(table.scaled, weighted_ratio);  // [S, P, K]
-  const auto one_hot = answered_one_hot_.select(1, item);                                                         // [P, K]
-  change.marginal = (by_category * one_hot).sum(2) + table.marginal * unanswered_.select(1, item);
-  change.log_likelihood = (change.marginal.log() + table.log_scale).sum(1);
+  change.category_ratio = (p.narrow(0, sets, sets) / p.narrow(0, 0, sets).clamp_min(1e-300)).contiguous();
+  if (table.scaled.size(0) == 1 && sets > 1) {
+    // Person p's new integral: sum_g scaled[p, g] w_g ratio[y_pj, g]; unchanged where p left the item out.
+    const auto weighted_ratio = change.category_ratio * grid_weight_;  // [S, K, G]
+    const auto by_category = torch::matmul(table.scaled[0], weighted_ratio.permute({2, 0, 1}).reshape({grid_points(), -1}))
+                                 .reshape({persons(), sets, -1})
+                                 .transpose(0, 1);  // [S, P, K]
+    const auto one_hot = answered_one_hot_.select(1, item);  // [P, K]
+    change.marginal = (by_category * one_hot).sum(2) + table.marginal * unanswered_.select(1, item);
+    change.log_likelihood = (change.marginal.log() + table.log_scale).sum(1);
+    return change;
+  }
+  const int64_t ratio_size = change.category_ratio.size(1) * grid_points();
+  change.marginal = torch::empty({sets, persons()}, table.scaled.options());
+  change.log_likelihood = torch::empty({sets}, table.scaled.options());
+  for (int64_t s = 0; s < sets; ++s)
+    change.log_likelihood.data_ptr<double>()[s] =
+        moved_log_likelihood(table, s, item, change.category_ratio.data_ptr<double>() + s * ratio_size,
+                             change.marginal.data_ptr<double>() + s * persons());
   return change;
 }
 
 void MarginalLikelihood::apply(PersonGridTable& table, const ItemChange& change, int64_t s) const {
-  torch::NoGradGuard no_grad;
-  const auto one_hot = answered_one_hot_.select(1, change.item);                   // [P, K]
-  const auto ratio = torch::matmul(one_hot, change.category_ratio[s] - 1.0) + 1.0;  // [P, G]; 1 where left out
-  table.scaled[s].mul_(ratio);
-  table.marginal[s].copy_(change.marginal[s]);
+  const int64_t ratio_size = change.category_ratio.size(1) * grid_points();
+  move(table, s, change.item, change.category_ratio.data_ptr<double>() + s * ratio_size,
+       change.marginal.contiguous().data_ptr<double>() + s * persons());
+}
+
+namespace {
+
+void check_made_by_table(const MarginalLikelihood::PersonGridTable& table) {
+  if (!table.scaled.is_contiguous() || !table.marginal.is_contiguous() || !table.log_scale.is_contiguous())
+    throw std::logic_error("MarginalLikelihood: a person-grid table not as table() made it");
+}
+
+}  // namespace
+
+double MarginalLikelihood::moved_log_likelihood(const PersonGridTable& table, int64_t s, int64_t item,
+                                                const double* ratio, double* marginal) const {
+  check_made_by_table(table);
+  const int64_t n_persons = persons(), n_grid = grid_points(), n_categories = answered_one_hot_.size(2);
+  const double* rows = table.scaled.data_ptr<double>() + s * n_persons * n_grid;
+  const double* before = table.marginal.data_ptr<double>() + s * n_persons;
+  const double* scales = table.log_scale.data_ptr<double>() + s * n_persons;
+  const double* weights = grid_weight_.data_ptr<double>();
+  // The grid weights times the ratio, a row a category: [K, G].
+  std::vector<double> weighted(static_cast<size_t>(n_categories * n_grid));
+  for (int64_t k = 0; k < n_categories; ++k)
+    for (int64_t g = 0; g < n_grid; ++g)
+      weighted[static_cast<size_t>(k * n_grid + g)] = weights[g] * ratio[k * n_grid + g];
+  const int64_t* answers = answer_of_.data() + item * n_persons;
+  double log_likelihood = 0.0;
+  for (int64_t person = 0; person < n_persons; ++person) {
+    double integral = before[person];  // unchanged where the person left the item out
+    if (answers[person] >= 0) {
+      const double* row = rows + person * n_grid;
+      const double* factor = weighted.data() + answers[person] * n_grid;
+      // Four partial sums in a fixed order: the additions need not wait on one another.
+      double partial[4] = {0.0, 0.0, 0.0, 0.0};
+      int64_t g = 0;
+      for (; g + 4 <= n_grid; g += 4)
+        for (int64_t lane = 0; lane < 4; ++lane) partial[lane] += row[g + lane] * factor[g + lane];
+      for (; g < n_grid; ++g) partial[0] += row[g] * factor[g];
+      integral = (partial[0] + partial[1]) + (partial[2] + partial[3]);
+    }
+    marginal[person] = integral;
+    log_likelihood += std::log(integral) + scales[person];
+  }
+  return log_likelihood;
+}
+
+void MarginalLikelihood::move(PersonGridTable& table, int64_t s, int64_t item, const double* ratio,
+                              const double* marginal) const {
+  check_made_by_table(table);
+  const int64_t n_persons = persons(), n_grid = grid_points();
+  double* rows = table.scaled.data_ptr<double>() + s * n_persons * n_grid;
+  const int64_t* answers = answer_of_.data() + item * n_persons;
+  for (int64_t person = 0; person < n_persons; ++person) {
+    if (answers[person] < 0) continue;
+    double* row = rows + person * n_grid;
+    const double* factor = ratio + answers[person] * n_grid;
+    for (int64_t g = 0; g < n_grid; ++g) row[g] *= factor[g];
+  }
+  std::copy_n(marginal, n_persons, table.marginal.data_ptr<double>() + s * n_persons);
 }
 
 torch::Tensor MarginalLikelihood::rescaled_log_likelihood(const PersonGridTable& table, const torch::Tensor& location,
@@ -109,13 +186,6 @@ torch::Tensor MarginalLikelihood::rescaled_log_likelihood(const PersonGridTable&
   const auto weight = (log_trapezoid_ + scale - 0.5 * moved * moved - 0.5 * std::log(2.0 * M_PI)).exp();
   const auto marginal = torch::matmul(table.scaled, weight.unsqueeze(-1)).squeeze(-1);                // [S, P]
   return (marginal.log() + table.log_scale).sum(1);
-}
-
-void MarginalLikelihood::reset(PersonGridTable& table, int64_t s, const torch::Tensor& params) const {
-  const auto fresh = this->table(params.unsqueeze(0));
-  table.scaled[s].copy_(fresh.scaled[0]);
-  table.log_scale[s].copy_(fresh.log_scale[0]);
-  table.marginal[s].copy_(fresh.marginal[0]);
 }
 
 }  // namespace bfhpo::inference

@@ -14,9 +14,9 @@
 // scaled per person so that it neither underflows nor needs a logarithm;
 // one item's change multiplies a person's row by that item's likelihood
 // ratio at the person's answer, and the marginal likelihood is a weighted sum
-// over the grid a person: a proposal is scored by one product of the table
-// with the K ratio rows (propose) and the table changes only when it is
-// accepted (apply). Everything in float64 on the CPU.
+// over the grid a person: a proposal is scored by one pass over the rows of
+// the persons who answered the item (moved_log_likelihood) and the table
+// changes only when it is accepted (move). Everything in float64 on the CPU.
 #pragma once
 
 #include "inference/ability_grid.hpp"
@@ -24,6 +24,7 @@
 #include "models/simulators/item_response_model.hpp"
 
 #include <cstdint>
+#include <vector>
 
 namespace bfhpo::inference {
 
@@ -66,11 +67,25 @@ class MarginalLikelihood {
     torch::Tensor marginal;        // [S, P]: the table's marginal after the change
     torch::Tensor log_likelihood;  // [S]: log p(y | params) after the change
   };
-  // What the change would make of `table`, reading it once (a [P, G] x [G, K] product a set; a table of
-  // one set against S changes, one [P, G] x [G, S K] product): the table itself is left as it is.
+  // What the change would make of `table`, reading it once (a table of one set against S changes, as an
+  // item's draws judged alone: one [P, G] x [G, S K] product; a table of S sets: moved_log_likelihood a set):
+  // the table itself is left as it is.
   ItemChange propose(const PersonGridTable& table, int64_t item, const torch::Tensor& from, const torch::Tensor& to) const;
-  // Makes `change` in set s of `table` (its grid row of every person who answered the item times the ratio).
+  // Makes `change` in set s of `table` (move). `table` as table() made it.
   void apply(PersonGridTable& table, const ItemChange& change, int64_t s) const;
+
+  // P(y = k | theta_g, params) of params [N, D]: [N, K, G], contiguous.
+  torch::Tensor category_grid(const torch::Tensor& params) const;
+  // Item `item` of set s moved, its category probabilities on the grid multiplied by `ratio` [K, G]
+  // (p(y = k | theta_g, new) / p(y = k | theta_g, old)): log p(y | params) after the move, and into
+  // `marginal` [P] the set's marginal after it; the table is left as it is. Plain loops over the grid rows
+  // of the persons who answered the item: a chain's table is a few hundred rows, on which tensor
+  // operations cost more than their arithmetic.
+  double moved_log_likelihood(const PersonGridTable& table, int64_t s, int64_t item, const double* ratio,
+                              double* marginal) const;
+  // Makes that move in set s of `table` (`marginal` as moved_log_likelihood wrote it). `table` as table()
+  // made it.
+  void move(PersonGridTable& table, int64_t s, int64_t item, const double* ratio, const double* marginal) const;
 
   // log p(y | rescaled params) [S] for the params of each set moved by
   // ItemResponseModel::rescale_abilities (location and log_scale [S]), from
@@ -83,20 +98,17 @@ class MarginalLikelihood {
   // a person (tests: 1e-5 for 70 persons), far below the chains' noise.
   torch::Tensor rescaled_log_likelihood(const PersonGridTable& table, const torch::Tensor& location,
                                         const torch::Tensor& log_scale) const;
-  // Set s of `table` recomputed from scratch for params [J, D].
-  void reset(PersonGridTable& table, int64_t s, const torch::Tensor& params) const;
 
  private:
   const models::ItemResponseModel& model_;
   torch::Tensor answered_one_hot_;  // [P, J, K] float64: 1 at the observed category
+  std::vector<int64_t> answer_of_;  // [J, P], item-major: the observed category, -1 where left out
   torch::Tensor unanswered_;        // [P, J] float64: 1 where the person left the item out
   torch::Tensor grid_;              // [G] abilities
   torch::Tensor log_trapezoid_;     // [G] log(step), the ends halved
   torch::Tensor log_grid_weight_;   // [G] log(step * N(theta_g; 0, 1)), trapezoid ends halved
   torch::Tensor grid_weight_;       // [G] its exp
 
-  // [S, G, K] p(y = k | theta_g, params) of one item's params [S, D].
-  torch::Tensor category_table(const torch::Tensor& params) const;
   // sum_j log p(y_pj | theta_g, params_j) of params [S, J, D]: [S, P, G] (a cell left out adds 0).
   torch::Tensor log_table(const torch::Tensor& params) const;
 };

@@ -55,8 +55,9 @@ ItemJudgement judge_items(const models::ItemResponseModel& model, const Marginal
   const auto table = likelihood.table(reference.unsqueeze(0));
   const auto log_prior = model.log_prior(draws.transpose(0, 1));  // [n, J]
   const auto log_q = amortized.log_prob.to(torch::kFloat64);      // [J, n]
-  ItemJudgement judgement;
-  for (int64_t j = 0; j < items; ++j) {
+  // Each item's largest coverage loss and its level, the items on the cores side by side.
+  std::vector<std::pair<double, double>> item_losses(static_cast<size_t>(items), {0.0, 0.0});
+  trials::for_each_on_workers(items, [&](int64_t j) {
     const auto from = reference[j].unsqueeze(0).expand({n, -1}).contiguous();
     const auto change = likelihood.propose(table, j, from, draws[j]);
     const auto log_ratio_tensor = (change.log_likelihood + log_prior.select(1, j) - log_q[j]).contiguous();
@@ -73,15 +74,24 @@ ItemJudgement judge_items(const models::ItemResponseModel& model, const Marginal
     const auto wider = torch::maximum(amortized_sd, sd - 2.0 * sd / std::sqrt(2.0 * ess));
     const auto judged_sd = torch::where(sd > amortized_sd, wider, sd).clamp_min(1e-300);
     // The amortized central interval's coverage under that normal, at each level.
+    auto& [largest, largest_level] = item_losses[static_cast<size_t>(j)];
     for (const auto& [level, z] : kJudgedLevels) {
       const auto upper = (z * amortized_sd - shift) / judged_sd, lower = (-z * amortized_sd - shift) / judged_sd;
       const auto coverage = 0.5 * (torch::erfc(-upper / std::sqrt(2.0)) - torch::erfc(-lower / std::sqrt(2.0)));
       const double loss = (level - coverage).max().item<double>();
-      if (!(loss <= judgement.largest_coverage_loss)) {
-        judgement.largest_coverage_loss = loss;
-        judgement.worst_item = amortized.item_names[static_cast<size_t>(j)];
-        judgement.worst_level = level;
+      if (!(loss <= largest)) {
+        largest = loss;
+        largest_level = level;
       }
+    }
+  });
+  ItemJudgement judgement;
+  for (int64_t j = 0; j < items; ++j) {
+    const auto& [loss, level] = item_losses[static_cast<size_t>(j)];
+    if (!(loss <= judgement.largest_coverage_loss)) {
+      judgement.largest_coverage_loss = loss;
+      judgement.worst_item = amortized.item_names[static_cast<size_t>(j)];
+      judgement.worst_level = level;
     }
   }
   judgement.stands = judgement.largest_coverage_loss <= kMostItemCoverageLoss;
@@ -150,13 +160,13 @@ class ChainGroup {
         items_(likelihood.items()),
         d_(model.param_dim()),
         generator_(at::make_generator<at::CPUGeneratorImpl>(seed)),
-        state_(std::move(starts)),
+        state_(starts.contiguous()),
         centres_(amortized.mean(1)),
         factors_(covariance_factors(amortized)),
         target_acceptance_(d_ == 1 ? 0.44 : 0.3),
         log_scale_(torch::full({items_}, std::log(2.38 / std::sqrt(static_cast<double>(d_))), kDouble)),
         accepted_(torch::zeros({items_}, kDouble)),
-        log_prior_(model.log_prior(state_)) {
+        log_prior_(model.log_prior(state_).contiguous()) {
     const auto roles = model.scale_roles();
     free_scale_ = std::find(roles.begin(), roles.end(), models::ItemResponseModel::ScaleRole::LogDiscrimination) !=
                   roles.end();
@@ -167,7 +177,7 @@ class ChainGroup {
   // `sweeps` sweeps adapting the random walks' scales every kAdaptEvery and, after each of the first three
   // quarters, the proposals' centres and covariances to the chains' own draws of that quarter.
   void warm_up(int64_t sweeps) {
-    torch::NoGradGuard no_grad;
+    c10::InferenceMode inference_mode;
     std::vector<torch::Tensor> window;
     for (int64_t sweep = 0; sweep < sweeps; ++sweep) {
       this->sweep(false);
@@ -195,7 +205,7 @@ class ChainGroup {
 
   // `sweeps` more sampling sweeps, each one's state kept.
   void sample(int64_t sweeps) {
-    torch::NoGradGuard no_grad;
+    c10::InferenceMode inference_mode;
     for (int64_t sweep = 0; sweep < sweeps; ++sweep) {
       this->sweep(true);
       kept_.push_back(state_.clone());
@@ -209,29 +219,10 @@ class ChainGroup {
   double acceptance() const { return sampled_acceptance_ / static_cast<double>(kept_.size() * items_); }
 
  private:
-  // One Metropolis-Hastings step of item j to `proposal` [C, D]; `log_q_ratio` [C] log q(current) -
-  // log q(proposal) for an asymmetric proposal. The chains' fraction that accepted.
-  double step_item(int64_t j, const torch::Tensor& proposal, const torch::Tensor& log_q_ratio) {
-    const auto current = state_.select(1, j);
-    const auto proposal_prior = model_.log_prior(proposal);
-    const auto change = likelihood_.propose(table_, j, current, proposal);
-    const auto log_ratio =
-        (change.log_likelihood + proposal_prior - log_likelihood_ - log_prior_.select(1, j) + log_q_ratio)
-            .nan_to_num(-std::numeric_limits<double>::infinity());
-    const auto accept = torch::empty({chains_}, kDouble).uniform_(0.0, 1.0, generator_).log() < log_ratio;
-    state_.select(1, j).copy_(torch::where(accept.unsqueeze(1), proposal, current));
-    log_prior_.select(1, j).copy_(torch::where(accept, proposal_prior, log_prior_.select(1, j)));
-    log_likelihood_ = torch::where(accept, change.log_likelihood, log_likelihood_);
-    const auto accept_flags = accept.contiguous();
-    for (int64_t c = 0; c < chains_; ++c)
-      if (accept_flags.data_ptr<bool>()[c]) likelihood_.apply(table_, change, c);
-    return accept.to(torch::kFloat64).mean().item<double>();
-  }
-
-  // log of the independence proposal's density at x [C, D] for item j, up to a constant: [C].
-  torch::Tensor independence_log_q(int64_t j, const torch::Tensor& x) const {
-    const auto w = at::linalg_solve_triangular(factors_[j], (x - centres_[j]).unsqueeze(-1), false).squeeze(-1);
-    return -0.5 * (kTDegrees + static_cast<double>(d_)) * torch::log1p(w.pow(2).sum(1) / kTDegrees);
+  // log of the independence proposals' densities at x [..., J, D], up to a constant: [..., J].
+  torch::Tensor independence_log_q(const torch::Tensor& x) const {
+    const auto w = at::linalg_solve_triangular(factors_, (x - centres_).unsqueeze(-1), false).squeeze(-1);
+    return -0.5 * (kTDegrees + static_cast<double>(d_)) * torch::log1p(w.pow(2).sum(-1) / kTDegrees);
   }
 
   // The abilities' location (which 0) or log scale (1), which item steps can move only one item at a time:
@@ -249,15 +240,18 @@ class ChainGroup {
                             location_components_ * scale)
                                .nan_to_num(-std::numeric_limits<double>::infinity());
     const auto accept = torch::empty({chains_}, kDouble).uniform_(0.0, 1.0, generator_).log() < log_ratio;
-    const auto accept_flags = accept.contiguous();
-    for (int64_t c = 0; c < chains_; ++c) {
-      if (!accept_flags.data_ptr<bool>()[c]) continue;
-      state_[c].copy_(proposal[c]);
-      log_prior_[c].copy_(proposal_prior[c]);
-      likelihood_.reset(table_, c, state_[c]);
-    }
-    log_likelihood_ = MarginalLikelihood::log_likelihood(table_);
     frame_accepted_[which] += accept.to(torch::kFloat64).mean().item<double>();
+    const auto accepted = accept.nonzero().squeeze(1);
+    if (accepted.numel() == 0) return;
+    // The accepted chains' tables from scratch, in one call.
+    const auto moved = proposal.index_select(0, accepted);
+    const auto fresh = likelihood_.table(moved);
+    state_.index_copy_(0, accepted, moved);
+    log_prior_.index_copy_(0, accepted, proposal_prior.index_select(0, accepted));
+    table_.scaled.index_copy_(0, accepted, fresh.scaled);
+    table_.log_scale.index_copy_(0, accepted, fresh.log_scale);
+    table_.marginal.index_copy_(0, accepted, fresh.marginal);
+    log_likelihood_ = MarginalLikelihood::log_likelihood(table_).contiguous();
   }
 
   // Every item: a random walk, then an independence proposal from the item's t approximation; then the
@@ -265,23 +259,67 @@ class ChainGroup {
   void sweep(bool sampling) {
     if (sweeps_done_ % kRefreshEvery == 0) {
       table_ = likelihood_.table(state_);
-      log_likelihood_ = likelihood_.log_likelihood(table_);
+      log_likelihood_ = likelihood_.log_likelihood(table_).contiguous();
     }
     ++sweeps_done_;
+    // Every proposal of the sweep at once, a few batched tensor operations rather than a few for each item
+    // (on tensors this small their overhead is most of the cost): item j's random walk starts from its state
+    // at the sweep's start, which only its own two steps change, and the independence proposals depend on
+    // no state. candidates[0] is that state, [1] the random walk, [2] the independence proposal.
+    const auto walk = state_ + log_scale_.exp().reshape({1, -1, 1}) *
+                                   torch::matmul(factors_, at::normal(0.0, 1.0, {chains_, items_, d_, 1}, generator_, kDouble))
+                                       .squeeze(-1);
+    const auto mixing =
+        (at::_standard_gamma(torch::full({chains_, items_, 1}, 0.5 * kTDegrees, kDouble), generator_) * (2.0 / kTDegrees))
+            .rsqrt();
+    const auto independent =
+        centres_ + torch::matmul(factors_, at::normal(0.0, 1.0, {chains_, items_, d_, 1}, generator_, kDouble)).squeeze(-1) *
+                       mixing;
+    const auto candidates = torch::stack({state_, walk, independent}).contiguous();  // [3, C, J, D]
+    const auto log_prior = model_.log_prior(candidates).contiguous();                 // [3, C, J]
+    const auto log_q = independence_log_q(candidates).contiguous();                  // [3, C, J]
+    const auto grids = likelihood_.category_grid(candidates.reshape({-1, d_}));      // [3 C J, K, G]
+    const auto log_uniform = torch::empty({2, chains_, items_}, kDouble).uniform_(0.0, 1.0, generator_).log().contiguous();
+    const int64_t grid_size = grids.size(1) * grids.size(2);
+    const auto at = [&](int64_t which, int64_t c, int64_t j) { return (which * chains_ + c) * items_ + j; };
+    std::vector<double> ratio(static_cast<size_t>(grid_size)), marginal(static_cast<size_t>(likelihood_.persons()));
+    std::vector<int64_t> held(static_cast<size_t>(chains_ * items_), 0);  // the candidate each chain's item holds
+    double* log_likelihood = log_likelihood_.data_ptr<double>();
     for (int64_t j = 0; j < items_; ++j) {
-      const auto walk =
-          torch::matmul(factors_[j], at::normal(0.0, 1.0, {chains_, d_, 1}, generator_, kDouble)).squeeze(-1);
-      const double rate =
-          step_item(j, state_.select(1, j) + log_scale_[j].exp() * walk, torch::zeros({chains_}, kDouble));
-      accepted_[j] += rate;
-      if (sampling) sampled_acceptance_ += rate;
-      const auto mixing = (at::_standard_gamma(torch::full({chains_, 1}, 0.5 * kTDegrees, kDouble), generator_) *
-                           (2.0 / kTDegrees))
-                              .rsqrt();
-      const auto z = at::normal(0.0, 1.0, {chains_, d_, 1}, generator_, kDouble);
-      const auto independent = centres_[j] + torch::matmul(factors_[j], z).squeeze(-1) * mixing;
-      step_item(j, independent, independence_log_q(j, state_.select(1, j)) - independence_log_q(j, independent));
+      for (int64_t which = 1; which <= 2; ++which) {
+        int64_t accepted = 0;
+        for (int64_t c = 0; c < chains_; ++c) {
+          const int64_t from = held[static_cast<size_t>(c * items_ + j)];
+          const double* p_from = grids.data_ptr<double>() + at(from, c, j) * grid_size;
+          const double* p_to = grids.data_ptr<double>() + at(which, c, j) * grid_size;
+          for (int64_t i = 0; i < grid_size; ++i) ratio[static_cast<size_t>(i)] = p_to[i] / std::max(p_from[i], 1e-300);
+          const double moved = likelihood_.moved_log_likelihood(table_, c, j, ratio.data(), marginal.data());
+          // log q(current) - log q(proposal) for the independence proposal; the random walk's is symmetric.
+          const double log_q_ratio =
+              which == 2 ? log_q.data_ptr<double>()[at(from, c, j)] - log_q.data_ptr<double>()[at(2, c, j)] : 0.0;
+          const double log_ratio = moved + log_prior.data_ptr<double>()[at(which, c, j)] - log_likelihood[c] -
+                                   log_prior.data_ptr<double>()[at(from, c, j)] + log_q_ratio;
+          // NaN (a proposal outside the support) is rejected.
+          if (!(log_uniform.data_ptr<double>()[((which - 1) * chains_ + c) * items_ + j] < log_ratio)) continue;
+          likelihood_.move(table_, c, j, ratio.data(), marginal.data());
+          log_likelihood[c] = moved;
+          held[static_cast<size_t>(c * items_ + j)] = which;
+          ++accepted;
+        }
+        if (which == 1) {
+          const double rate = static_cast<double>(accepted) / static_cast<double>(chains_);
+          accepted_.data_ptr<double>()[j] += rate;
+          if (sampling) sampled_acceptance_ += rate;
+        }
+      }
     }
+    // Each chain's items take the candidates they hold.
+    for (int64_t c = 0; c < chains_; ++c)
+      for (int64_t j = 0; j < items_; ++j) {
+        const int64_t which = held[static_cast<size_t>(c * items_ + j)];
+        std::copy_n(candidates.data_ptr<double>() + at(which, c, j) * d_, d_, state_.data_ptr<double>() + (c * items_ + j) * d_);
+        log_prior_.data_ptr<double>()[c * items_ + j] = log_prior.data_ptr<double>()[at(which, c, j)];
+      }
     step_frame(0);
     if (free_scale_) step_frame(1);
   }

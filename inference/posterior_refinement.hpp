@@ -47,7 +47,16 @@
 //               proposal from a multivariate t (5 degrees of freedom) with
 //               the same mean and covariance, which moves the chain across
 //               the posterior in one step when the approximation is good
-//               (acceptance 0.4-0.6 on real scales). Chains run in groups of
+//               (acceptance 0.4-0.6 on real scales). A sweep draws every
+//               item's two proposals at its start, in a few batched tensor
+//               operations (an item's random walk starts from its state at
+//               the sweep's start, which only its own steps change), and
+//               scores them against the chain's person-grid table in plain
+//               loops (MarginalLikelihood::moved_log_likelihood): on tensors
+//               this small, per-operation overhead was most of the cost.
+//               Then the abilities' location and log scale move every item
+//               at once (a transformation-group move); the chains whose
+//               move is accepted get their tables anew in one call. Chains run in groups of
 //               two, one generator and one adaptation a group, the groups
 //               on worker threads with one intra-op thread each (LibTorch's
 //               own threads on tensors this small cost 3x the wall time);

@@ -3,6 +3,7 @@
 #include "common/json_number.hpp"
 #include "models/simulators/seed_mix.hpp"
 #include "models/simulators/simulator.hpp"
+#include "trials/training_threads.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -65,26 +66,31 @@ SummarySpaceReference simulate_reference(TrainedModel& model, int64_t persons, i
   models::SimulatorSpec spec = model.config.simulator;
   spec.missing = {missing_share, missing_share};
   const models::Simulator simulator(spec, models::mix_seed(seed, 0x4D4D44ULL), torch::kCPU);
-  std::vector<torch::Tensor> parts;
   const int64_t sets = kReferenceSets + kHeldOutSets;
   const int64_t per_batch = std::max<int64_t>(1, kReferenceBatchCells / std::max<int64_t>(1, persons * items));
-  for (int64_t first = 0; first < sets; first += per_batch) {
-    // Each set simulated alone (its own seed), summarized with the others of its batch.
+  const int64_t batches = (sets + per_batch - 1) / per_batch;
+  std::vector<torch::Tensor> parts(static_cast<size_t>(batches));
+  // The batches on the cores side by side (each set simulated alone from its own seed, summarized with the
+  // others of its batch): the same values on any number of cores.
+  trials::for_each_on_workers(batches, [&](int64_t batch) {
     std::vector<torch::Tensor> responses, masks;
-    for (int64_t set = first; set < std::min(sets, first + per_batch); ++set) {
+    for (int64_t set = batch * per_batch; set < std::min(sets, (batch + 1) * per_batch); ++set) {
       const auto simulated = simulator.sample_shape(1, items, persons, static_cast<uint64_t>(set));
       responses.push_back(simulated.responses);
       masks.push_back(simulated.mask);
     }
-    parts.push_back(summary->forward(torch::cat(responses), torch::cat(masks)).global.to(torch::kFloat64));
-  }
+    parts[static_cast<size_t>(batch)] =
+        summary->forward(torch::cat(responses), torch::cat(masks)).global.to(torch::kFloat64);
+  });
   const auto simulated = torch::cat(parts);
   SummarySpaceReference out;
   out.reference = simulated.narrow(0, 0, kReferenceSets);
   const auto held_out = simulated.narrow(0, kReferenceSets, kHeldOutSets);
   out.bandwidth = median_distance(out.reference);
-  for (int64_t h = 0; h < kHeldOutSets; ++h)
-    out.null_mmd2.push_back(mmd2_to_reference(held_out[h], out.reference, out.bandwidth));
+  out.null_mmd2.resize(static_cast<size_t>(kHeldOutSets));
+  trials::for_each_on_workers(kHeldOutSets, [&](int64_t h) {
+    out.null_mmd2[static_cast<size_t>(h)] = mmd2_to_reference(held_out[h], out.reference, out.bandwidth);
+  });
   std::sort(out.null_mmd2.begin(), out.null_mmd2.end());
   return out;
 }

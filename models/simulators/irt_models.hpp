@@ -59,7 +59,7 @@ class ThreePlModel : public ItemResponseModel {
 // Graded response model (Samejima) with K categories: target (log a,
 // b_1..b_{K-1}), the thresholds K-1 sorted draws of the thresholds' normal.
 // Their prior variances are those of normal order statistics, computed once
-// from 200000 seeded draws (no closed form; relative error below 1%).
+// by quadrature of the order statistics' densities (no closed form).
 class GradedResponseModel : public ItemResponseModel {
  public:
   explicit GradedResponseModel(const SimulatorSpec& spec);

@@ -289,3 +289,18 @@ TEST_CASE("rescaled item params answer at e^s theta + m as the params did at the
                           category_probabilities(*model, theta, params), 1e-12, 1e-14));
   }
 }
+
+TEST_CASE("GRM: the thresholds' prior variances are those of sorted normal draws, to the tables' digits",
+          "[simulator]") {
+  // Two sorted N(0, 1) draws: each has variance 1 - 1/pi exactly. Five: 0.4475, 0.3115, 0.2868 (Teichroew
+  // 1956's table, to its four digits). Scaled by the thresholds' sd squared.
+  auto spec = simulator_at({5, 5, 100, 100}, "grm", 3);
+  spec.priors.thresholds = {0.5, 2.0};
+  const auto three = make_item_response_model(spec)->prior_variance();
+  CHECK(three[1].item<double>() == Approx(4.0 * (1.0 - 1.0 / M_PI)).epsilon(1e-9));
+  CHECK(three[2].item<double>() == Approx(4.0 * (1.0 - 1.0 / M_PI)).epsilon(1e-9));
+  const auto six = make_item_response_model(simulator_at({5, 5, 100, 100}, "grm", 6))->prior_variance();
+  const std::vector<double> tabulated{0.4475, 0.3115, 0.2868, 0.3115, 0.4475};
+  for (size_t r = 0; r < tabulated.size(); ++r)
+    CHECK(six[static_cast<int64_t>(r) + 1].item<double>() == Approx(tabulated[r]).margin(0.00005));
+}
