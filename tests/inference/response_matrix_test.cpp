@@ -14,10 +14,17 @@ using bfhpo::inference::ResponseFormat;
 
 namespace {
 
+// This process's folder for the files the tests write, removed when the process ends.
+struct DataFolder {
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("bfhpo_response_matrix_" + std::to_string(::getpid()));
+  DataFolder() { std::filesystem::create_directories(dir); }
+  ~DataFolder() { std::filesystem::remove_all(dir); }
+};
+
 std::filesystem::path write_data(const std::string& name, const std::string& text) {
-  const auto dir = std::filesystem::temp_directory_path() / ("bfhpo_response_matrix_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const auto path = dir / name;
+  static const DataFolder folder;
+  const auto path = folder.dir / name;
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }

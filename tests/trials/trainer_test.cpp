@@ -92,6 +92,7 @@ TEST_CASE("Trainer: saved and loaded weights restore log_prob exactly", "[traine
   REQUIRE_FALSE(torch::equal(log_prob(*loaded), log_prob(*trained)));
   loaded->load_weights(path);
   std::filesystem::remove(path);
+  std::filesystem::remove(Trainer::torchscript_path(path));
   REQUIRE(torch::equal(log_prob(*loaded), log_prob(*trained)));
   REQUIRE(test::same_state(test::state_of(loaded->approximator()), test::state_of(trained->approximator())));
 }
