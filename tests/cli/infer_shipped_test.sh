@@ -19,8 +19,13 @@ expect_user_error "lie outside every shipped estimator's ranges; 2pl: 16-24 item
 grep -qF "bfhpo init --data FILE --model 2pl" "$WORK/err" || fail "no pointer to init: $(cat "$WORK/err")"
 expect_user_error "--model 3pl: no estimator of that model ships with bfhpo" \
   "$BFHPO" infer --model 3pl --data "$WORK/scale.csv" --out "$WORK/never.csv"
-expect_user_error "(20 items, 500 persons, 0% missing cells, 2 categories) lie outside every shipped estimator's ranges; grm-k5: 5-10 items, 200-800 persons, at most 10% missing cells, 5 categories; grm-k6: 4-6 items, 179-1499 persons, at most 6% missing cells, 6 categories" \
+# Binary data for the graded model: no graded estimator holds 2 categories, and the message lists each one's ranges.
+expect_user_error "(20 items, 500 persons, 0% missing cells, 2 categories) lie outside every shipped estimator's ranges; grm-k" \
   "$BFHPO" infer --model grm --data "$WORK/scale.csv" --out "$WORK/never.csv"
+for needle in "grm-k5: 5-10 items, 200-800 persons, at most 10% missing cells, 5 categories" \
+  "grm-k6: 4-6 items, 179-1499 persons, at most 6% missing cells, 6 categories"; do
+  grep -qF "$needle" "$WORK/err" || fail "the ranges lack '$needle': $(cat "$WORK/err")"
+done
 expect_user_error "give one estimator" \
   "$BFHPO" infer "$WORK" --model 2pl --data "$WORK/scale.csv" --out "$WORK/never.csv"
 expect_user_error "missing STUDY.json" "$BFHPO" infer --data "$WORK/scale.csv" --out "$WORK/never.csv"
