@@ -85,39 +85,21 @@ torch::Tensor MarginalLikelihood::log_likelihood(const PersonGridTable& table) {
   return (table.marginal.log() + table.log_scale).sum(1);
 }
 
-MarginalLikelihood::ItemChange MarginalLikelihood::propose(const PersonGridTable& table, int64_t item,
-                                                           const torch::Tensor& from, const torch::Tensor& to) const {
+torch::Tensor MarginalLikelihood::changed_item_log_likelihood(const PersonGridTable& table, int64_t item,
+                                                              const torch::Tensor& from, const torch::Tensor& to) const {
   torch::NoGradGuard no_grad;
-  const int64_t sets = from.size(0);
-  const auto p = category_grid(torch::cat({from, to}));  // [2S, K, G]
-  ItemChange change;
-  change.item = item;
-  change.category_ratio = (p.narrow(0, sets, sets) / p.narrow(0, 0, sets).clamp_min(1e-300)).contiguous();
-  if (table.scaled.size(0) == 1 && sets > 1) {
-    // Person p's new integral: sum_g scaled[p, g] w_g ratio[y_pj, g]; unchanged where p left the item out.
-    const auto weighted_ratio = change.category_ratio * grid_weight_;  // [S, K, G]
-    const auto by_category = torch::matmul(table.scaled[0], weighted_ratio.permute({2, 0, 1}).reshape({grid_points(), -1}))
-                                 .reshape({persons(), sets, -1})
-                                 .transpose(0, 1);  // [S, P, K]
-    const auto one_hot = answered_one_hot_.select(1, item);  // [P, K]
-    change.marginal = (by_category * one_hot).sum(2) + table.marginal * unanswered_.select(1, item);
-    change.log_likelihood = (change.marginal.log() + table.log_scale).sum(1);
-    return change;
-  }
-  const int64_t ratio_size = change.category_ratio.size(1) * grid_points();
-  change.marginal = torch::empty({sets, persons()}, table.scaled.options());
-  change.log_likelihood = torch::empty({sets}, table.scaled.options());
-  for (int64_t s = 0; s < sets; ++s)
-    change.log_likelihood.data_ptr<double>()[s] =
-        moved_log_likelihood(table, s, item, change.category_ratio.data_ptr<double>() + s * ratio_size,
-                             change.marginal.data_ptr<double>() + s * persons());
-  return change;
-}
-
-void MarginalLikelihood::apply(PersonGridTable& table, const ItemChange& change, int64_t s) const {
-  const int64_t ratio_size = change.category_ratio.size(1) * grid_points();
-  move(table, s, change.item, change.category_ratio.data_ptr<double>() + s * ratio_size,
-       change.marginal.contiguous().data_ptr<double>() + s * persons());
+  if (table.scaled.size(0) != 1)
+    throw std::logic_error("MarginalLikelihood::changed_item_log_likelihood: a table of one set");
+  const int64_t sets = to.size(0);
+  const auto ratio = category_grid(to) / category_grid(from.unsqueeze(0)).clamp_min(1e-300);  // [S, K, G]
+  // Person p's new integral: sum_g scaled[p, g] w_g ratio[y_pj, g]; unchanged where p left the item out.
+  const auto weighted_ratio = ratio * grid_weight_;
+  const auto by_category = torch::matmul(table.scaled[0], weighted_ratio.permute({2, 0, 1}).reshape({grid_points(), -1}))
+                               .reshape({persons(), sets, -1})
+                               .transpose(0, 1);  // [S, P, K]
+  const auto one_hot = answered_one_hot_.select(1, item);  // [P, K]
+  const auto marginal = (by_category * one_hot).sum(2) + table.marginal * unanswered_.select(1, item);
+  return (marginal.log() + table.log_scale).sum(1);
 }
 
 namespace {

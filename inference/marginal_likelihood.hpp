@@ -60,19 +60,11 @@ class MarginalLikelihood {
   // log p(y | params) of the params a table holds: [S].
   static torch::Tensor log_likelihood(const PersonGridTable& table);
 
-  // A proposed change of one item's params, from `from` to `to` [S, D] in the S sets of a table.
-  struct ItemChange {
-    int64_t item = 0;
-    torch::Tensor category_ratio;  // [S, K, G]: p(y = k | theta_g, to) / p(y = k | theta_g, from)
-    torch::Tensor marginal;        // [S, P]: the table's marginal after the change
-    torch::Tensor log_likelihood;  // [S]: log p(y | params) after the change
-  };
-  // What the change would make of `table`, reading it once (a table of one set against S changes, as an
-  // item's draws judged alone: one [P, G] x [G, S K] product; a table of S sets: moved_log_likelihood a set):
-  // the table itself is left as it is.
-  ItemChange propose(const PersonGridTable& table, int64_t item, const torch::Tensor& from, const torch::Tensor& to) const;
-  // Makes `change` in set s of `table` (move). `table` as table() made it.
-  void apply(PersonGridTable& table, const ItemChange& change, int64_t s) const;
+  // A table of one set, in which item `item` has params `from` [D]: log p(y | params) with the item at each
+  // of `to` [S, D] instead, [S] (an item's draws judged alone), reading the table once: one
+  // [P, G] x [G, S K] product. The table is left as it is.
+  torch::Tensor changed_item_log_likelihood(const PersonGridTable& table, int64_t item, const torch::Tensor& from,
+                                            const torch::Tensor& to) const;
 
   // P(y = k | theta_g, params) of params [N, D]: [N, K, G], contiguous.
   torch::Tensor category_grid(const torch::Tensor& params) const;

@@ -58,9 +58,8 @@ ItemJudgement judge_items(const models::ItemResponseModel& model, const Marginal
   // Each item's largest coverage loss and its level, the items on the cores side by side.
   std::vector<std::pair<double, double>> item_losses(static_cast<size_t>(items), {0.0, 0.0});
   trials::for_each_on_workers(items, [&](int64_t j) {
-    const auto from = reference[j].unsqueeze(0).expand({n, -1}).contiguous();
-    const auto change = likelihood.propose(table, j, from, draws[j]);
-    const auto log_ratio_tensor = (change.log_likelihood + log_prior.select(1, j) - log_q[j]).contiguous();
+    const auto log_likelihood = likelihood.changed_item_log_likelihood(table, j, reference[j], draws[j]);
+    const auto log_ratio_tensor = (log_likelihood + log_prior.select(1, j) - log_q[j]).contiguous();
     const std::vector<double> log_ratios(log_ratio_tensor.data_ptr<double>(), log_ratio_tensor.data_ptr<double>() + n);
     const auto smoothed = pareto_smooth(log_ratios);
     const auto weights = torch::tensor(smoothed.weights, kDouble).unsqueeze(1);  // [n, 1]

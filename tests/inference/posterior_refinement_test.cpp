@@ -116,14 +116,20 @@ TEST_CASE("an item changed in a person-grid table equals the table computed with
   auto changed = params.clone();
   changed.select(1, 2).copy_(model->draw_item_params(3, 1, generator).to(torch::kFloat64).select(1, 0));
   auto table = likelihood.table(params);
-  const auto change = likelihood.propose(table, 2, params.select(1, 2), changed.select(1, 2));
   const auto direct = likelihood.log_likelihood(changed);
-  // Proposed: the change's likelihood, the table untouched.
-  CHECK(torch::allclose(change.log_likelihood, direct, 1e-10, 1e-9));
+  // Scored: each set's move of item 2 (its category probabilities times the ratio), the table untouched.
+  const auto ratio = (likelihood.category_grid(changed.select(1, 2)) / likelihood.category_grid(params.select(1, 2))).contiguous();
+  const int64_t ratio_size = ratio.size(1) * ratio.size(2);
+  std::vector<std::vector<double>> marginals(3, std::vector<double>(80));
+  for (int64_t s = 0; s < 3; ++s) {
+    const double moved =
+        likelihood.moved_log_likelihood(table, s, 2, ratio.data_ptr<double>() + s * ratio_size, marginals[s].data());
+    CHECK(moved == Approx(direct[s].item<double>()).epsilon(1e-12));
+  }
   CHECK(torch::allclose(inference::MarginalLikelihood::log_likelihood(table), likelihood.log_likelihood(params), 1e-10, 1e-9));
-  // Applied to sets 0 and 2 only: those hold the changed params, set 1 the old ones.
-  likelihood.apply(table, change, 0);
-  likelihood.apply(table, change, 2);
+  // Made in sets 0 and 2 only: those hold the changed params, set 1 the old ones.
+  likelihood.move(table, 0, 2, ratio.data_ptr<double>(), marginals[0].data());
+  likelihood.move(table, 2, 2, ratio.data_ptr<double>() + 2 * ratio_size, marginals[2].data());
   const auto after = inference::MarginalLikelihood::log_likelihood(table);
   CHECK(after[0].item<double>() == Approx(direct[0].item<double>()).epsilon(1e-12));
   CHECK(after[2].item<double>() == Approx(direct[2].item<double>()).epsilon(1e-12));
@@ -132,12 +138,12 @@ TEST_CASE("an item changed in a person-grid table equals the table computed with
   CHECK(torch::allclose(table.scaled[0] * table.log_scale[0].exp().unsqueeze(1),
                         fresh.scaled[0] * fresh.log_scale[0].exp().unsqueeze(1), 1e-10, 1e-300));
 
-  // One set's table against the three changes (propose's one-product path: an item's draws judged alone).
+  // One set's table against the three changes (an item's draws judged alone: one product).
   const auto one_set = likelihood.table(params.narrow(0, 0, 1));
-  const auto from_one = likelihood.propose(one_set, 2, params[0][2].unsqueeze(0).expand({3, -1}), changed.select(1, 2));
+  const auto from_one = likelihood.changed_item_log_likelihood(one_set, 2, params[0][2], changed.select(1, 2));
   auto one_changed = params.narrow(0, 0, 1).expand({3, -1, -1}).clone();
   one_changed.select(1, 2).copy_(changed.select(1, 2));
-  CHECK(torch::allclose(from_one.log_likelihood, likelihood.log_likelihood(one_changed), 1e-10, 1e-9));
+  CHECK(torch::allclose(from_one, likelihood.log_likelihood(one_changed), 1e-10, 1e-9));
 }
 
 TEST_CASE("the likelihood of rescaled abilities from the table equals it computed from scratch",
