@@ -22,8 +22,8 @@
 //               reweighted (Pareto smoothed) toward its conditional exact
 //               posterior, the other items at their amortized means,
 //                 p(params_j | y, others) proportional to p(params_j) p(y | params_j, others)
-//               (one [P, G] x [G, K] product a draw:
-//               MarginalLikelihood::propose). The draws stand when, were
+//               (one [P, G] x [G, S K] product for an item's S draws:
+//               MarginalLikelihood::changed_item_log_likelihood). The draws stand when, were
 //               that the truth (a normal of the reweighted mean and sd, each
 //               moved towards the amortized one by two Monte Carlo standard
 //               errors, from the weights' effective sample size: noise is
