@@ -13,6 +13,7 @@
 #include <iomanip>
 #include <limits>
 #include <sstream>
+#include <utility>
 
 namespace bfhpo::inference {
 namespace {
@@ -20,7 +21,6 @@ namespace {
 using nlohmann::json;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // Rest scores are means of multiples of 1 / (K - 1): two that are equal as
 // numbers differ by rounding only, far below this.
 constexpr double kTieTolerance = 1e-9;
@@ -67,19 +67,61 @@ double sorted_quantile(const std::vector<double>& sorted, double q) {
   return sorted[below] + (position - static_cast<double>(below)) * (sorted[above] - sorted[below]);
 }
 
-// The same for each row of `sorted` [R, J, P] among its first `counts` [J]
-// entries: [R, J], NaN where a row has none.
-torch::Tensor sorted_quantile(const torch::Tensor& sorted, const torch::Tensor& counts, double q) {
-  const auto last = (counts - 1.0).clamp_min(0.0);
-  const auto position = q * last;
-  const auto below = position.floor();
-  const auto above = torch::minimum(below + 1.0, last);
-  const auto value_at = [&](const torch::Tensor& index) {
-    return sorted.gather(-1, index.to(torch::kLong).unsqueeze(-1).expand({sorted.size(0), -1, 1})).squeeze(-1);
+// Per matrix r and item j, the mean score of the persons in item j whose rest
+// score lies below the rests' lower tertile and of those above the upper one
+// (tertiles as sorted_quantile, ties within kTieTolerance in neither group;
+// NaN for an empty group): [R, J] each, from rest and score [R, P, J] and
+// in_item [P, J] (1 for the persons counted), all float64. The tertiles by
+// selection (nth_element), not a sort of every row.
+std::pair<torch::Tensor, torch::Tensor> tertile_means(const torch::Tensor& rest, const torch::Tensor& score,
+                                                      const torch::Tensor& in_item) {
+  const int64_t sets = rest.size(0), persons = rest.size(1), items = rest.size(2);
+  const auto rest_c = rest.contiguous(), score_c = score.contiguous(), in_c = in_item.contiguous();
+  const double* rest_data = rest_c.data_ptr<double>();
+  const double* score_data = score_c.data_ptr<double>();
+  const double* in_data = in_c.data_ptr<double>();
+  auto low = torch::empty({sets, items}, rest.options()), high = torch::empty({sets, items}, rest.options());
+  auto low_out = low.accessor<double, 2>(), high_out = high.accessor<double, 2>();
+  std::vector<double> values;
+  values.reserve(static_cast<size_t>(persons));
+  // Linear interpolation at q among `values` (non-empty), reordering them.
+  const auto quantile = [&](double q) {
+    const double position = q * static_cast<double>(values.size() - 1);
+    const auto below = static_cast<size_t>(std::floor(position));
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(below), values.end());
+    const double at_below = values[below];
+    if (below + 1 >= values.size()) return at_below;
+    const double at_above = *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(below) + 1, values.end());
+    return at_below + (position - static_cast<double>(below)) * (at_above - at_below);
   };
-  const auto at_below = value_at(below);
-  const auto value = at_below + (position - below) * (value_at(above) - at_below);
-  return torch::where(counts.gt(0.0), value, torch::full_like(value, kNaN));
+  for (int64_t r = 0; r < sets; ++r)
+    for (int64_t j = 0; j < items; ++j) {
+      const double* rest_row = rest_data + r * persons * items + j;
+      const double* score_row = score_data + r * persons * items + j;
+      values.clear();
+      for (int64_t p = 0; p < persons; ++p)
+        if (in_data[p * items + j] > 0.0) values.push_back(rest_row[p * items]);
+      if (values.empty()) {
+        low_out[r][j] = high_out[r][j] = kNaN;
+        continue;
+      }
+      const double lower = quantile(1.0 / 3.0) - kTieTolerance, upper = quantile(2.0 / 3.0) + kTieTolerance;
+      double low_sum = 0.0, low_count = 0.0, high_sum = 0.0, high_count = 0.0;
+      for (int64_t p = 0; p < persons; ++p) {
+        if (!(in_data[p * items + j] > 0.0)) continue;
+        const double value = rest_row[p * items];
+        if (value < lower) {
+          low_sum += score_row[p * items];
+          low_count += 1.0;
+        } else if (value > upper) {
+          high_sum += score_row[p * items];
+          high_count += 1.0;
+        }
+      }
+      low_out[r][j] = low_sum / low_count;
+      high_out[r][j] = high_sum / high_count;
+    }
+  return {low, high};
 }
 
 // Sums over persons (dim 1 of [R, P, J]) divided by `counts` [J]: NaN where a count is 0.
@@ -183,15 +225,9 @@ torch::Tensor item_statistics(const torch::Tensor& responses, const torch::Tenso
       .copy_(torch::where(defined, sxy / (sxx * syy).clamp_min(1e-300).sqrt(), torch::full_like(sxy, kNaN)));
 
   // Mean score below the rest score's lower tertile and above its upper one.
-  const auto in_item_bool = in_item.gt(0.0);
-  const auto rest_rows = torch::where(in_item_bool, rest, torch::full_like(rest, kInfinity)).transpose(1, 2);
-  const auto sorted = std::get<0>(rest_rows.sort(-1));  // [R, J, P]: each item's rests first, in order
-  const auto lower = sorted_quantile(sorted, in_count, 1.0 / 3.0).unsqueeze(1);
-  const auto upper = sorted_quantile(sorted, in_count, 2.0 / 3.0).unsqueeze(1);
-  const auto low_group = (rest < lower - kTieTolerance).to(torch::kFloat64) * in_item;
-  const auto high_group = (rest > upper + kTieTolerance).to(torch::kFloat64) * in_item;
-  out.select(1, n_categories + 1).copy_(mean_over_persons(score * low_group, low_group.sum(1)));
-  out.select(1, n_categories + 2).copy_(mean_over_persons(score * high_group, high_group.sum(1)));
+  const auto [low_mean, high_mean] = tertile_means(rest, score, in_item);
+  out.select(1, n_categories + 1).copy_(low_mean);
+  out.select(1, n_categories + 2).copy_(high_mean);
 
   out.select(1, n_categories + 3).copy_(pair_correlation_sd(score, m));
   return out;
