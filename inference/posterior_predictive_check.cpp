@@ -67,66 +67,189 @@ double sorted_quantile(const std::vector<double>& sorted, double q) {
   return sorted[below] + (position - static_cast<double>(below)) * (sorted[above] - sorted[below]);
 }
 
-// Per matrix r and item j, the mean score of the persons in item j whose rest
-// score lies below the rests' lower tertile and of those above the upper one
-// (tertiles as sorted_quantile, ties within kTieTolerance in neither group;
-// NaN for an empty group): [R, J] each, from rest and score [R, P, J] and
-// in_item [P, J] (1 for the persons counted), all float64. The tertiles by
-// selection (nth_element), not a sort of every row.
-std::pair<torch::Tensor, torch::Tensor> tertile_means(const torch::Tensor& rest, const torch::Tensor& score,
-                                                      const torch::Tensor& in_item) {
-  const int64_t sets = rest.size(0), persons = rest.size(1), items = rest.size(2);
-  const auto rest_c = rest.contiguous(), score_c = score.contiguous(), in_c = in_item.contiguous();
-  const double* rest_data = rest_c.data_ptr<double>();
-  const double* score_data = score_c.data_ptr<double>();
-  const double* in_data = in_c.data_ptr<double>();
-  auto low = torch::empty({sets, items}, rest.options()), high = torch::empty({sets, items}, rest.options());
-  auto low_out = low.accessor<double, 2>(), high_out = high.accessor<double, 2>();
-  std::vector<double> values;
-  values.reserve(static_cast<size_t>(persons));
-  // Linear interpolation at q among `values` (non-empty), reordering them.
-  const auto quantile = [&](double q) {
-    const double position = q * static_cast<double>(values.size() - 1);
-    const auto below = static_cast<size_t>(std::floor(position));
-    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(below), values.end());
-    const double at_below = values[below];
-    if (below + 1 >= values.size()) return at_below;
-    const double at_above = *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(below) + 1, values.end());
-    return at_below + (position - static_cast<double>(below)) * (at_above - at_below);
-  };
-  for (int64_t r = 0; r < sets; ++r)
-    for (int64_t j = 0; j < items; ++j) {
-      const double* rest_row = rest_data + r * persons * items + j;
-      const double* score_row = score_data + r * persons * items + j;
-      values.clear();
-      for (int64_t p = 0; p < persons; ++p)
-        if (in_data[p * items + j] > 0.0) values.push_back(rest_row[p * items]);
-      if (values.empty()) {
-        low_out[r][j] = high_out[r][j] = kNaN;
-        continue;
-      }
-      const double lower = quantile(1.0 / 3.0) - kTieTolerance, upper = quantile(2.0 / 3.0) + kTieTolerance;
-      double low_sum = 0.0, low_count = 0.0, high_sum = 0.0, high_count = 0.0;
-      for (int64_t p = 0; p < persons; ++p) {
-        if (!(in_data[p * items + j] > 0.0)) continue;
-        const double value = rest_row[p * items];
-        if (value < lower) {
-          low_sum += score_row[p * items];
-          low_count += 1.0;
-        } else if (value > upper) {
-          high_sum += score_row[p * items];
-          high_count += 1.0;
-        }
-      }
-      low_out[r][j] = low_sum / low_count;
-      high_out[r][j] = high_sum / high_count;
+// The values a rest score can take in one mask, sorted: a person who answered
+// o other items and scored s on them (in categories, 0 to o (K - 1)) has the
+// rest score s / (o (K - 1)). Bin offset[o] + s is that value's; rank[bin]
+// its place among all of them, value[rank] the value itself.
+struct RestScoreBins {
+  std::vector<int64_t> offset, rank;
+  std::vector<double> value;
+
+  RestScoreBins(const std::vector<int64_t>& others, int64_t n_categories) {
+    const int64_t most = std::max<int64_t>(0, others.empty() ? 0 : *std::max_element(others.begin(), others.end()));
+    std::vector<bool> present(static_cast<size_t>(most) + 1, false);
+    for (int64_t o : others)
+      if (o >= 1) present[static_cast<size_t>(o)] = true;
+    offset.assign(static_cast<size_t>(most) + 1, -1);
+    std::vector<std::pair<double, int64_t>> by_value;  // (value, bin)
+    for (int64_t o = 1; o <= most; ++o) {
+      if (!present[static_cast<size_t>(o)]) continue;
+      offset[static_cast<size_t>(o)] = static_cast<int64_t>(by_value.size());
+      const double top = static_cast<double>(o * (n_categories - 1));
+      for (int64_t s = 0; s <= o * (n_categories - 1); ++s)
+        by_value.emplace_back(static_cast<double>(s) / top, static_cast<int64_t>(by_value.size()));
     }
-  return {low, high};
+    std::sort(by_value.begin(), by_value.end());
+    rank.assign(by_value.size(), 0);
+    for (size_t i = 0; i < by_value.size(); ++i) {
+      rank[static_cast<size_t>(by_value[i].second)] = static_cast<int64_t>(i);
+      value.push_back(by_value[i].first);
+    }
+  }
+  size_t size() const { return value.size(); }
+};
+
+// Linear interpolation at q among n values counted into sorted bins (n > 0).
+double binned_quantile(const std::vector<int64_t>& counts, const std::vector<double>& value, int64_t n, double q) {
+  const double position = q * static_cast<double>(n - 1);
+  const auto below = static_cast<int64_t>(std::floor(position));
+  const int64_t above = std::min(below + 1, n - 1);
+  double at_below = 0.0, at_above = 0.0;
+  int64_t seen = 0;
+  for (size_t b = 0; b < counts.size(); ++b) {
+    if (counts[b] == 0) continue;
+    if (seen <= below && below < seen + counts[b]) at_below = value[b];
+    if (seen <= above && above < seen + counts[b]) {
+      at_above = value[b];
+      break;
+    }
+    seen += counts[b];
+  }
+  return at_below + (position - static_cast<double>(below)) * (at_above - at_below);
 }
 
-// Sums over persons (dim 1 of [R, P, J]) divided by `counts` [J]: NaN where a count is 0.
-torch::Tensor mean_over_persons(const torch::Tensor& values, const torch::Tensor& counts) {
-  return values.sum(1) / counts;
+// Linear interpolation at q among `values` (non-empty), by selection; reorders them.
+double selected_quantile(std::vector<double>& values, double q) {
+  const double position = q * static_cast<double>(values.size() - 1);
+  const auto below = static_cast<size_t>(std::floor(position));
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(below), values.end());
+  const double at_below = values[below];
+  if (below + 1 >= values.size()) return at_below;
+  const double at_above = *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(below) + 1, values.end());
+  return at_below + (position - static_cast<double>(below)) * (at_above - at_below);
+}
+
+// item_statistics' statistics but pair_r_sd into out [R, S, J], matrix by
+// matrix and item by item in passes over its persons: y [R, P, J] the
+// categories (0 where missing), m [P, J] the mask, both float64. The
+// tertiles count the rests into RestScoreBins where its bins are no more
+// than the persons, and select among them (nth_element) where they are more
+// (many missing patterns of a long scale with many categories).
+void fill_item_statistics(const torch::Tensor& y, const torch::Tensor& m, int64_t n_categories, torch::Tensor& out) {
+  const int64_t sets = y.size(0), persons = y.size(1), items = y.size(2);
+  const auto y_c = y.contiguous(), m_c = m.contiguous();
+  const double* y_data = y_c.data_ptr<double>();
+  const double* m_data = m_c.data_ptr<double>();
+  auto stats = out.accessor<double, 3>();
+  const double top = static_cast<double>(n_categories - 1);
+  std::vector<int64_t> others(static_cast<size_t>(persons), 0);
+  for (int64_t p = 0; p < persons; ++p) {
+    double answered = 0.0;
+    for (int64_t j = 0; j < items; ++j) answered += m_data[p * items + j];
+    others[static_cast<size_t>(p)] = static_cast<int64_t>(answered) - 1;
+  }
+  std::vector<double> answered(static_cast<size_t>(items), 0.0);
+  for (int64_t p = 0; p < persons; ++p)
+    for (int64_t j = 0; j < items; ++j) answered[static_cast<size_t>(j)] += m_data[p * items + j];
+  const RestScoreBins bins(others, n_categories);
+  const bool counted = static_cast<int64_t>(bins.size()) <= persons;
+  std::vector<double> total(static_cast<size_t>(persons)), category_count(static_cast<size_t>(n_categories));
+  std::vector<int64_t> bin_count(bins.size());
+  std::vector<double> bin_score(bins.size()), values;
+  values.reserve(static_cast<size_t>(persons));
+  for (int64_t r = 0; r < sets; ++r) {
+    const double* matrix = y_data + r * persons * items;
+    for (int64_t p = 0; p < persons; ++p) {
+      double sum = 0.0;
+      for (int64_t j = 0; j < items; ++j) sum += matrix[p * items + j];
+      total[static_cast<size_t>(p)] = sum;
+    }
+    for (int64_t j = 0; j < items; ++j) {
+      std::fill(category_count.begin(), category_count.end(), 0.0);
+      // Persons in the correlation and tertiles: those who answered item j and at least one other.
+      double in_count = 0.0, score_sum = 0.0, rest_sum = 0.0;
+      for (int64_t p = 0; p < persons; ++p) {
+        if (!(m_data[p * items + j] > 0.0)) continue;
+        const double category = matrix[p * items + j];
+        category_count[static_cast<size_t>(category)] += 1.0;
+        const int64_t o = others[static_cast<size_t>(p)];
+        if (o < 1) continue;
+        in_count += 1.0;
+        score_sum += category / top;
+        rest_sum += (total[static_cast<size_t>(p)] - category) / (top * static_cast<double>(o));
+      }
+      const double answered_j = answered[static_cast<size_t>(j)];
+      for (int64_t k = 0; k < n_categories; ++k)
+        stats[r][k][j] = category_count[static_cast<size_t>(k)] / answered_j;
+
+      // Pearson's r of score and rest score, from centred sums.
+      const double score_mean = score_sum / in_count, rest_mean = rest_sum / in_count;
+      double sxy = 0.0, sxx = 0.0, syy = 0.0;
+      if (counted) {
+        std::fill(bin_count.begin(), bin_count.end(), 0);
+        std::fill(bin_score.begin(), bin_score.end(), 0.0);
+      }
+      values.clear();
+      for (int64_t p = 0; p < persons; ++p) {
+        const int64_t o = others[static_cast<size_t>(p)];
+        if (!(m_data[p * items + j] > 0.0) || o < 1) continue;
+        const double category = matrix[p * items + j], rest_categories = total[static_cast<size_t>(p)] - category;
+        const double score = category / top, rest = rest_categories / (top * static_cast<double>(o));
+        sxy += (score - score_mean) * (rest - rest_mean);
+        sxx += (score - score_mean) * (score - score_mean);
+        syy += (rest - rest_mean) * (rest - rest_mean);
+        if (counted) {
+          const auto bin = static_cast<size_t>(
+              bins.rank[static_cast<size_t>(bins.offset[static_cast<size_t>(o)] + static_cast<int64_t>(rest_categories))]);
+          bin_count[bin] += 1;
+          bin_score[bin] += score;
+        } else {
+          values.push_back(rest);
+        }
+      }
+      stats[r][n_categories][j] = in_count >= 2.0 && sxx > 0.0 && syy > 0.0 ? sxy / std::sqrt(sxx * syy) : kNaN;
+
+      // Mean score below the rest score's lower tertile and above its upper one (ties within kTieTolerance
+      // in neither group).
+      if (in_count < 1.0) {
+        stats[r][n_categories + 1][j] = stats[r][n_categories + 2][j] = kNaN;
+        continue;
+      }
+      const auto n = static_cast<int64_t>(in_count);
+      const double lower = (counted ? binned_quantile(bin_count, bins.value, n, 1.0 / 3.0)
+                                    : selected_quantile(values, 1.0 / 3.0)) - kTieTolerance;
+      const double upper = (counted ? binned_quantile(bin_count, bins.value, n, 2.0 / 3.0)
+                                    : selected_quantile(values, 2.0 / 3.0)) + kTieTolerance;
+      double low_sum = 0.0, low_count = 0.0, high_sum = 0.0, high_count = 0.0;
+      if (counted) {
+        for (size_t b = 0; b < bins.size(); ++b) {
+          if (bins.value[b] < lower) {
+            low_sum += bin_score[b];
+            low_count += static_cast<double>(bin_count[b]);
+          } else if (bins.value[b] > upper) {
+            high_sum += bin_score[b];
+            high_count += static_cast<double>(bin_count[b]);
+          }
+        }
+      } else {
+        for (int64_t p = 0; p < persons; ++p) {
+          const int64_t o = others[static_cast<size_t>(p)];
+          if (!(m_data[p * items + j] > 0.0) || o < 1) continue;
+          const double category = matrix[p * items + j];
+          const double rest = (total[static_cast<size_t>(p)] - category) / (top * static_cast<double>(o));
+          if (rest < lower) {
+            low_sum += category / top;
+            low_count += 1.0;
+          } else if (rest > upper) {
+            high_sum += category / top;
+            high_count += 1.0;
+          }
+        }
+      }
+      stats[r][n_categories + 1][j] = low_sum / low_count;
+      stats[r][n_categories + 2][j] = high_sum / high_count;
+    }
+  }
 }
 
 // Replicated matrices [R, P, J] (float32, 0 where missing), replication r
@@ -199,37 +322,11 @@ std::vector<std::string> item_statistic_names(int64_t n_categories) {
 
 torch::Tensor item_statistics(const torch::Tensor& responses, const torch::Tensor& mask, int64_t n_categories) {
   if (responses.dim() == 2) return item_statistics(responses.unsqueeze(0), mask, n_categories).squeeze(0);
-  const auto options = torch::TensorOptions().dtype(torch::kFloat64);
   const auto m = mask.to(torch::kFloat64);
   const auto y = responses.to(torch::kFloat64) * m;  // [R, P, J]
-  const int64_t sets = y.size(0), items = y.size(2);
-  const auto score = y / static_cast<double>(n_categories - 1);
-  const auto answered = m.sum(0);                 // [J]
-  const auto others = m.sum(1) - 1.0;             // [P]: a person's other items (when answering this one)
-  // Persons in item j's correlation and tertiles: those who answered it and at least one other.
-  const auto in_item = m * others.gt(0.0).to(torch::kFloat64).unsqueeze(1);  // [P, J]
-  const auto in_count = in_item.sum(0);           // [J]
-  const auto rest = (score.sum(2, true) - score) / others.clamp_min(1.0).view({1, -1, 1});
-
-  auto out = torch::empty({sets, n_categories + 4, items}, options);
-  for (int64_t k = 0; k < n_categories; ++k)
-    out.select(1, k).copy_(mean_over_persons(y.eq(static_cast<double>(k)).to(torch::kFloat64) * m, answered));
-
-  // Pearson's r of score and rest score, from centred sums.
-  const auto centred_score = (score - mean_over_persons(score * in_item, in_count).unsqueeze(1)) * in_item;
-  const auto centred_rest = (rest - mean_over_persons(rest * in_item, in_count).unsqueeze(1)) * in_item;
-  const auto sxy = (centred_score * centred_rest).sum(1), sxx = centred_score.pow(2).sum(1),
-             syy = centred_rest.pow(2).sum(1);
-  const auto defined = in_count.ge(2.0) & sxx.gt(0.0) & syy.gt(0.0);
-  out.select(1, n_categories)
-      .copy_(torch::where(defined, sxy / (sxx * syy).clamp_min(1e-300).sqrt(), torch::full_like(sxy, kNaN)));
-
-  // Mean score below the rest score's lower tertile and above its upper one.
-  const auto [low_mean, high_mean] = tertile_means(rest, score, in_item);
-  out.select(1, n_categories + 1).copy_(low_mean);
-  out.select(1, n_categories + 2).copy_(high_mean);
-
-  out.select(1, n_categories + 3).copy_(pair_correlation_sd(score, m));
+  auto out = torch::empty({y.size(0), n_categories + 4, y.size(2)}, torch::TensorOptions().dtype(torch::kFloat64));
+  fill_item_statistics(y, m, n_categories, out);
+  out.select(1, n_categories + 3).copy_(pair_correlation_sd(y / static_cast<double>(n_categories - 1), m));
   return out;
 }
 

@@ -82,7 +82,10 @@ int64_t count_misfits(const inference::PredictiveCheck& check) {
 
 TEST_CASE("item_statistics: category shares, item-rest correlation and tertile means as computed directly",
           "[posterior_predictive_check]") {
-  for (const int64_t n_categories : {2, 4}) {
+  // 40 persons with 1 to 5 other items answered: with 2 and 4 categories the rest scores' possible values
+  // (18 and 39) are no more than the persons, so the tertiles count them into bins; with 6 they are
+  // more (74), so the tertiles select among the persons' rests.
+  for (const int64_t n_categories : {2, 4, 6}) {
     auto generator = at::make_generator<at::CPUGeneratorImpl>(17 + n_categories);
     const auto responses =
         at::randint(0, n_categories, {40, 6}, generator, torch::TensorOptions().dtype(torch::kFloat32));
