@@ -299,16 +299,17 @@ SummaryMemory summary_memory(const DeviceProfile& p, const models::ApproximatorS
 
 // The item fit (models/networks/item_fit.cpp) at its widest, without
 // gradient, before the per-item stage starts: float32 copies of the responses
-// and mask [B, P, J], the one-hot categories [B, P, J*K] and their transpose,
-// and in a round each person's log-likelihood at the nodes, with the prior
-// added, and its softmax [B, P, Q]. What it holds per item and node is small.
+// and mask [B, P, J] and the one-hot categories [B, J*K, P] throughout, and
+// at the wider of two moments either the one-hot's comparison (bool, while it
+// is built) or in a round each person's log-likelihood at the nodes, with the
+// prior added, and its softmax [B, Q, P]. What it holds per item and node is
+// small.
 int64_t item_fit_bytes(const DeviceProfile& p, const models::ApproximatorSpec& spec, const StepShape& shape) {
   if (!spec.summary.item_fit) return 0;
   const int64_t cells = shape.batch_size * shape.n_persons * shape.n_items;
-  return Tally(p)
-      .add(cells, 2 + 2 * spec.n_categories)
-      .add(shape.batch_size * shape.n_persons * models::kItemFitNodes, 3)
-      .bytes();
+  const int64_t comparison = Tally(p).add(cells * spec.n_categories, 1, 1).bytes();
+  const int64_t node_weights = Tally(p).add(shape.batch_size * shape.n_persons * models::kItemFitNodes, 3).bytes();
+  return Tally(p).add(cells, 2 + spec.n_categories).bytes() + std::max(comparison, node_weights);
 }
 
 // The simulator's draw (models/simulators/simulator.cpp) at its widest: theta

@@ -119,10 +119,10 @@ TEST_CASE("Where persons are what does not fit, person chunks lower the peak, es
 }
 
 TEST_CASE("Estimate counts the item fit's temporaries where they are the widest moment", "[estimate]") {
-  // A graded scale of 7 categories, many persons and few items, phi chunked to one item and 100 persons: the
-  // fit's one-hot categories [B, P, J*7] and their transpose and the persons' node weights outweigh everything
-  // a piece of phi holds.
-  const StepShape shape{4, 5, 3000};
+  // A graded scale of 7 categories, many persons and two items, phi chunked to one item and 100 persons: the
+  // fit's one-hot categories [B, J*7, P] and the persons' node weights [B, 21, P] outweigh everything a piece
+  // of phi holds.
+  const StepShape shape{4, 2, 6000};
   ApproximatorSpec spec = small_spec();
   spec.param_dim = 7;
   spec.n_categories = 7;
