@@ -37,8 +37,10 @@ DualAffineCouplingImpl::DualAffineCouplingImpl(int64_t dim, int64_t context_dim,
 }
 
 std::pair<torch::Tensor, torch::Tensor> DualAffineCouplingImpl::scale_shift(
-    Mlp& subnet, const torch::Tensor& conditioner, const torch::Tensor& context) const {
-  auto out = subnet->forward(torch::cat({conditioner, context}, 1)).chunk(2, 1);
+    Mlp& subnet, const torch::Tensor& conditioner, const torch::Tensor& context, int64_t group) const {
+  auto out = (group == 1 ? subnet->forward(torch::cat({conditioner, context}, 1))
+                         : subnet->forward_shared(conditioner, context, group))
+                 .chunk(2, 1);
   auto log_scale = (clamp_ * 2.0 / kPi) * torch::atan(out[0] / clamp_);
   return {log_scale, out[1]};
 }
@@ -56,17 +58,18 @@ std::pair<torch::Tensor, torch::Tensor> DualAffineCouplingImpl::forward(const to
 }
 
 std::pair<torch::Tensor, torch::Tensor> DualAffineCouplingImpl::inverse(const torch::Tensor& y,
-                                                                         const torch::Tensor& context) {
+                                                                         const torch::Tensor& context,
+                                                                         int64_t group) {
   auto y1 = y.narrow(1, 0, first_half_);
   auto y2 = y.narrow(1, first_half_, y.size(1) - first_half_);
   auto x1 = y1;
   auto log_det = torch::zeros({y.size(0)}, y.options());
   if (first_half_ > 0) {
-    auto [s2, t2] = scale_shift(subnet2_, y2, context);
+    auto [s2, t2] = scale_shift(subnet2_, y2, context, group);
     x1 = (y1 - t2) * (-s2).exp();
     log_det = log_det - s2.sum(1);
   }
-  auto [s1, t1] = scale_shift(subnet1_, x1, context);
+  auto [s1, t1] = scale_shift(subnet1_, x1, context, group);
   auto x2 = (y2 - t1) * (-s1).exp();
   return {torch::cat({x1, x2}, 1), log_det - s1.sum(1)};
 }

@@ -24,13 +24,16 @@ class DualAffineCouplingImpl : public torch::nn::Module {
 
   // x [N, D], context [N, C] -> y [N, D] and log|det dy/dx| [N].
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& x, const torch::Tensor& context);
-  // y [N, D], context [N, C] -> x [N, D] and log|det dx/dy| [N] (minus forward's at x).
-  std::pair<torch::Tensor, torch::Tensor> inverse(const torch::Tensor& y, const torch::Tensor& context);
+  // y [N, D], context [N / group, C], each row the context of `group`
+  // consecutive rows of y (a flow's draws of one item) -> x [N, D] and
+  // log|det dx/dy| [N] (minus forward's at x).
+  std::pair<torch::Tensor, torch::Tensor> inverse(const torch::Tensor& y, const torch::Tensor& context,
+                                                  int64_t group = 1);
 
  private:
-  // (log-scale, shift) for the half that `conditioner` conditions.
+  // (log-scale, shift) for the half that `conditioner` conditions, its rows `group` to a context row.
   std::pair<torch::Tensor, torch::Tensor> scale_shift(Mlp& subnet, const torch::Tensor& conditioner,
-                                                      const torch::Tensor& context) const;
+                                                      const torch::Tensor& context, int64_t group = 1) const;
 
   int64_t first_half_;
   double clamp_;

@@ -46,10 +46,16 @@ std::pair<torch::Tensor, torch::Tensor> CouplingFlowImpl::forward(const torch::T
 
 std::pair<torch::Tensor, torch::Tensor> CouplingFlowImpl::inverse(const torch::Tensor& z,
                                                                    const torch::Tensor& context) {
+  return inverse_grouped(z, context, 1);
+}
+
+std::pair<torch::Tensor, torch::Tensor> CouplingFlowImpl::inverse_grouped(const torch::Tensor& z,
+                                                                           const torch::Tensor& context,
+                                                                           int64_t group) {
   auto x = z;
   auto log_det = torch::zeros({z.size(0)}, z.options());
   for (size_t k = couplings_.size(); k-- > 0;) {
-    auto [coupled, coupling_log_det] = couplings_[k]->inverse(x, context);
+    auto [coupled, coupling_log_det] = couplings_[k]->inverse(x, context, group);
     auto [normed, actnorm_log_det] = actnorms_[k]->inverse(coupled.index_select(1, inverse_permutations_[k].to(torch::kLong)));
     x = normed;
     log_det = log_det + coupling_log_det + actnorm_log_det;
@@ -68,9 +74,8 @@ torch::Tensor CouplingFlowImpl::log_prob(const torch::Tensor& theta, const torch
 
 std::pair<torch::Tensor, torch::Tensor> CouplingFlowImpl::sample(int64_t n, const torch::Tensor& context) {
   const int64_t rows = context.size(0);
-  auto repeated = context.repeat_interleave(n, 0);
   auto z = torch::randn({rows * n, param_dim_}, context.options());
-  auto [theta, log_det] = inverse(z, repeated);
+  auto [theta, log_det] = inverse_grouped(z, context, n);
   return {theta.reshape({rows, n, param_dim_}), (base_log_prob(z) - log_det).reshape({rows, n})};
 }
 

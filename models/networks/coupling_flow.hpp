@@ -35,8 +35,9 @@ class CouplingFlowImpl : public torch::nn::Module {
   torch::Tensor log_prob(const torch::Tensor& theta, const torch::Tensor& context);
   // n draws per row: context [N, C] -> [N, n, D], with each draw's log q
   // [N, n] from the same pass (what log_prob gives the draws, up to float
-  // rounding, at half the cost of sampling and then log_prob). Uses the
-  // global torch RNG.
+  // rounding, at half the cost of sampling and then log_prob). Each row's
+  // context enters each subnet's first layer once, not once a draw. Uses
+  // the global torch RNG.
   std::pair<torch::Tensor, torch::Tensor> sample(int64_t n, const torch::Tensor& context);
 
   int64_t param_dim() const { return param_dim_; }
@@ -46,6 +47,10 @@ class CouplingFlowImpl : public torch::nn::Module {
 
  private:
   torch::Tensor base_log_prob(const torch::Tensor& z) const;  // the standard normal's, [N]
+  // inverse with context [N / group, C], a row for `group` consecutive rows of z (sample's draws of a row):
+  // the context's share of each subnet's first layer is computed once a context row.
+  std::pair<torch::Tensor, torch::Tensor> inverse_grouped(const torch::Tensor& z, const torch::Tensor& context,
+                                                          int64_t group);
 
   int64_t param_dim_, context_dim_;
   FlowSpec spec_;

@@ -30,12 +30,32 @@ MlpImpl::MlpImpl(MlpOptions options) : options_(std::move(options)) {
 
 torch::Tensor MlpImpl::forward(torch::Tensor x) { return layers_.back()(hidden(std::move(x))); }
 
-torch::Tensor MlpImpl::hidden(torch::Tensor x) {
-  for (size_t i = 0; i + 1 < layers_.size(); ++i) {
-    auto h = dropout_(activate(options_.activation, layers_[i](x)));
+torch::Tensor MlpImpl::hidden(torch::Tensor x) { return hidden_from(0, std::move(x)); }
+
+torch::Tensor MlpImpl::activate_layer(const torch::Tensor& pre_activation) {
+  return dropout_(activate(options_.activation, pre_activation));
+}
+
+torch::Tensor MlpImpl::hidden_from(size_t first, torch::Tensor x) {
+  for (size_t i = first; i + 1 < layers_.size(); ++i) {
+    auto h = activate_layer(layers_[i](x));
     x = (options_.residual && h.size(-1) == x.size(-1)) ? x + h : h;
   }
   return x;
+}
+
+torch::Tensor MlpImpl::forward_shared(const torch::Tensor& x, const torch::Tensor& shared, int64_t group) {
+  if (options_.residual) throw std::logic_error("Mlp::forward_shared: not for a residual Mlp");
+  if (group < 1 || x.size(0) != shared.size(0) * group || x.size(1) + shared.size(1) != options_.in_dim)
+    throw std::invalid_argument("Mlp::forward_shared: x must be [G * group, a] and shared [G, in_dim - a]");
+  const auto& first = layers_.front();
+  const int64_t own = x.size(1);
+  const auto shared_part = torch::linear(shared, first->weight.narrow(1, own, shared.size(1)), first->bias);
+  const auto pre = (torch::linear(x, first->weight.narrow(1, 0, own)).view({shared.size(0), group, -1}) +
+                    shared_part.unsqueeze(1))
+                       .view({x.size(0), -1});
+  if (layers_.size() == 1) return pre;
+  return layers_.back()(hidden_from(1, activate_layer(pre)));
 }
 
 RunningStandardizationImpl::RunningStandardizationImpl(int64_t dim, double epsilon)

@@ -224,3 +224,21 @@ TEST_CASE("CouplingFlow fit to a correlated Gaussian samples its mean and covari
   auto sample_cov = centred.t().matmul(centred) / (samples.size(0) - 1);
   REQUIRE(torch::allclose(sample_cov, cov, 0, 0.08));
 }
+
+TEST_CASE("CouplingFlow sample: each row's context once, the same draws and log q as the repeated context's",
+          "[networks][flow]") {
+  const int64_t dim = GENERATE(1, 2, 3);
+  auto flow = perturbed_flow(dim, 4, 13);
+  flow->to(torch::kFloat64);  // in double the first layer's two orders of summation agree to ~1e-15
+  const auto context = torch::randn({5, 4}, torch::kFloat64);
+  torch::manual_seed(21);
+  const auto [theta, log_q] = flow->sample(6, context);
+  REQUIRE(theta.sizes().vec() == std::vector<int64_t>{5, 6, dim});
+  // The same standard normal draws through the inverse with every row's context repeated per draw.
+  torch::manual_seed(21);
+  const auto z = torch::randn({5 * 6, dim}, torch::kFloat64);
+  const auto repeated = context.repeat_interleave(6, 0);
+  const auto [expected, log_det] = flow->inverse(z, repeated);
+  REQUIRE(torch::allclose(theta.reshape({-1, dim}), expected, 1e-12, 1e-12));
+  REQUIRE(torch::allclose(log_q.reshape({-1}), flow->log_prob(expected, repeated), 1e-9, 1e-9));
+}
