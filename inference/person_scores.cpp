@@ -3,10 +3,12 @@
 #include "inference/marginal_likelihood.hpp"
 #include "common/csv_field.hpp"
 #include "models/simulators/seed_mix.hpp"
+#include "trials/training_threads.hpp"
 
 #include <algorithm>
 #include <iomanip>
 #include <sstream>
+#include <vector>
 
 namespace bfhpo::inference {
 namespace {
@@ -41,9 +43,16 @@ PersonScores score_persons(const models::ItemResponseModel& model, const Respons
   const int64_t persons = likelihood.persons();
   const int64_t sets = params.size(0);
   const int64_t per_chunk = std::max<int64_t>(1, kGridTableElements / std::max<int64_t>(1, persons * kAbilityGridPoints));
+  // Chunks of draws on the cores, their sums added in chunk order: the same mixture on any number of cores.
+  const int64_t chunks = (sets + per_chunk - 1) / per_chunk;
+  std::vector<torch::Tensor> chunk_sums(static_cast<size_t>(chunks));
+  trials::for_each_on_workers(chunks, [&](int64_t chunk) {
+    const int64_t start = chunk * per_chunk;
+    chunk_sums[static_cast<size_t>(chunk)] =
+        likelihood.ability_posterior(params.narrow(0, start, std::min(per_chunk, sets - start))).sum(0);
+  });
   auto mixture = torch::zeros({persons, kAbilityGridPoints}, torch::kFloat64);
-  for (int64_t start = 0; start < sets; start += per_chunk)
-    mixture += likelihood.ability_posterior(params.narrow(0, start, std::min(per_chunk, sets - start))).sum(0);
+  for (const auto& sum : chunk_sums) mixture += sum;
   mixture /= static_cast<double>(sets);
 
   const auto& grid = likelihood.ability_grid();
