@@ -2,12 +2,11 @@
 
 #include "inference/marginal_likelihood.hpp"
 #include "common/csv_field.hpp"
+#include "common/number_format.hpp"
 #include "models/simulators/seed_mix.hpp"
 #include "trials/training_threads.hpp"
 
 #include <algorithm>
-#include <iomanip>
-#include <sstream>
 #include <vector>
 
 namespace bfhpo::inference {
@@ -86,20 +85,25 @@ PersonScores score_persons(const models::ItemResponseModel& model, const Respons
 }
 
 std::string PersonScores::to_csv() const {
-  std::ostringstream out;
-  out << std::setprecision(10) << "person,theta_mean,theta_sd,theta_q2.5,theta_q50,theta_q97.5";
+  std::string out = "person,theta_mean,theta_sd,theta_q2.5,theta_q50,theta_q97.5";
   const int64_t values = plausible_values.size(1);
-  for (int64_t m = 1; m <= values; ++m) out << ",pv" << m;
-  out << "\n";
+  for (int64_t m = 1; m <= values; ++m) out += ",pv" + std::to_string(m);
+  out += "\n";
   const auto s = summary.accessor<double, 2>();
   const auto pv = plausible_values.accessor<double, 2>();
   for (int64_t p = 0; p < s.size(0); ++p) {
-    out << csv_field(person_ids[static_cast<size_t>(p)]);
-    for (int64_t k = 0; k < 5; ++k) out << "," << s[p][k];
-    for (int64_t m = 0; m < values; ++m) out << "," << pv[p][m];
-    out << "\n";
+    out += csv_field(person_ids[static_cast<size_t>(p)]);
+    for (int64_t k = 0; k < 5; ++k) {
+      out += ',';
+      append_number(out, s[p][k], 10);
+    }
+    for (int64_t m = 0; m < values; ++m) {
+      out += ',';
+      append_number(out, pv[p][m], 10);
+    }
+    out += '\n';
   }
-  return out.str();
+  return out;
 }
 
 }  // namespace bfhpo::inference

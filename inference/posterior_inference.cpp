@@ -372,21 +372,25 @@ std::string PosteriorDraws::summary_csv() const {
 }
 
 std::string PosteriorDraws::draws_csv() const {
-  std::ostringstream out;
-  out << std::setprecision(9) << "item,draw";
-  for (const auto& name : parameter_names) out << "," << name;
-  out << ",log_prob\n";
+  std::string out = "item,draw";
+  for (const auto& name : parameter_names) out += "," + name;
+  out += ",log_prob\n";
   const auto d_tensor = draws.contiguous();
   const auto lp_tensor = log_prob.contiguous();
   const auto d = d_tensor.accessor<float, 3>();
   const auto lp = lp_tensor.accessor<float, 2>();
   for (int64_t j = 0; j < d.size(0); ++j)
     for (int64_t k = 0; k < d.size(1); ++k) {
-      out << csv_field(item_names[static_cast<size_t>(j)]) << "," << k;
-      for (int64_t p = 0; p < d.size(2); ++p) out << "," << d[j][k][p];
-      out << "," << lp[j][k] << "\n";
+      out += csv_field(item_names[static_cast<size_t>(j)]) + "," + std::to_string(k);
+      for (int64_t p = 0; p < d.size(2); ++p) {
+        out += ',';
+        append_number(out, d[j][k][p], 9);
+      }
+      out += ',';
+      append_number(out, lp[j][k], 9);
+      out += '\n';
     }
-  return out.str();
+  return out;
 }
 
 }  // namespace bfhpo::inference
