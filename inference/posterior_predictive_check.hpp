@@ -83,7 +83,7 @@ std::vector<std::string> item_statistic_names(int64_t n_categories);
 // The statistics of one matrix: [S, J] in item_statistic_names' order,
 // float64; responses and mask [P, J] as ResponseMatrix holds them. Of R
 // matrices that share the mask, responses [R, P, J]: [R, S, J], each as
-// alone (one batch of tensor operations: the check's replications).
+// alone (the check's replications in one call).
 torch::Tensor item_statistics(const torch::Tensor& responses, const torch::Tensor& mask, int64_t n_categories);
 
 // The two-sided tail probability above of `observed` among `replicated`.

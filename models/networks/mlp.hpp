@@ -43,7 +43,7 @@ class MlpImpl : public torch::nn::Module {
  private:
   // Layers first.. but the last, each with its activation and dropout, from the input of layer `first`.
   torch::Tensor hidden_from(size_t first, torch::Tensor x);
-  // Layer i's activation and dropout of its output `pre_activation`.
+  // The activation and dropout a hidden layer applies to its output `pre_activation`.
   torch::Tensor activate_layer(const torch::Tensor& pre_activation);
 
   MlpOptions options_;
@@ -57,12 +57,6 @@ class RunningStandardizationImpl : public torch::nn::Module {
   explicit RunningStandardizationImpl(int64_t dim, double epsilon = 1e-6);
   // x: [..., dim]; updates the statistics first when training.
   torch::Tensor forward(torch::Tensor x);
-  // forward(cat({x, shared.repeat_interleave(group, 0)}, 1)) without the
-  // repeat: x [G * group, a], shared [G, in_dim - a], each shared row the
-  // last inputs of `group` consecutive rows of x; its share of the first
-  // layer is computed once a row of shared (a flow's context, shared by the
-  // draws of one item). Not for a residual Mlp.
-  torch::Tensor forward_shared(const torch::Tensor& x, const torch::Tensor& shared, int64_t group);
   torch::Tensor inverse(const torch::Tensor& z) const;
   torch::Tensor log_det_jacobian() const;
   torch::Tensor mean() const { return mean_; }
