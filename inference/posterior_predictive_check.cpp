@@ -130,11 +130,15 @@ double selected_quantile(std::vector<double>& values, double q) {
 }
 
 // item_statistics' statistics but pair_r_sd into out [R, S, J], matrix by
-// matrix and item by item in passes over its persons: y [R, P, J] the
-// categories (0 where missing), m [P, J] the mask, both float64. The
-// tertiles count the rests into RestScoreBins where its bins are no more
-// than the persons, and select among them (nth_element) where they are more
-// (many missing patterns of a long scale with many categories).
+// matrix and item by item: y [R, P, J] the categories (0 where missing), m
+// [P, J] the mask, both float64. Where RestScoreBins' bins are no more than
+// the persons, one pass over the persons counts each into its category and
+// its rest score's bin (with the bin's score sum), and everything else comes
+// from those counts: the correlation's centred sums bin by bin (a bin's
+// persons share one rest score) and category by category, the tertiles by
+// counting. Where the bins are more (many missing patterns of a long scale
+// with many categories), passes over the persons centre the sums and the
+// tertiles select among their rests (nth_element).
 void fill_item_statistics(const torch::Tensor& y, const torch::Tensor& m, int64_t n_categories, torch::Tensor& out) {
   const int64_t sets = y.size(0), persons = y.size(1), items = y.size(2);
   const auto y_c = y.contiguous(), m_c = m.contiguous();
@@ -153,139 +157,187 @@ void fill_item_statistics(const torch::Tensor& y, const torch::Tensor& m, int64_
     for (int64_t j = 0; j < items; ++j) answered[static_cast<size_t>(j)] += m_data[p * items + j];
   const RestScoreBins bins(others, n_categories);
   const bool counted = static_cast<int64_t>(bins.size()) <= persons;
-  std::vector<double> total(static_cast<size_t>(persons)), category_count(static_cast<size_t>(n_categories));
-  std::vector<int64_t> bin_count(bins.size());
-  std::vector<double> bin_score(bins.size()), values;
+  std::vector<int64_t> total(static_cast<size_t>(persons)), category_count(static_cast<size_t>(n_categories)),
+      in_category_count(static_cast<size_t>(n_categories)), bin_count(bins.size()), bin_categories(bins.size());
+  std::vector<double> values;
   values.reserve(static_cast<size_t>(persons));
+  const auto rest_of = [&](int64_t p, int64_t category) {
+    return static_cast<double>(total[static_cast<size_t>(p)] - category) /
+           (top * static_cast<double>(others[static_cast<size_t>(p)]));
+  };
   for (int64_t r = 0; r < sets; ++r) {
     const double* matrix = y_data + r * persons * items;
     for (int64_t p = 0; p < persons; ++p) {
       double sum = 0.0;
       for (int64_t j = 0; j < items; ++j) sum += matrix[p * items + j];
-      total[static_cast<size_t>(p)] = sum;
+      total[static_cast<size_t>(p)] = static_cast<int64_t>(sum);
     }
     for (int64_t j = 0; j < items; ++j) {
-      std::fill(category_count.begin(), category_count.end(), 0.0);
-      // Persons in the correlation and tertiles: those who answered item j and at least one other.
-      double in_count = 0.0, score_sum = 0.0, rest_sum = 0.0;
-      for (int64_t p = 0; p < persons; ++p) {
-        if (!(m_data[p * items + j] > 0.0)) continue;
-        const double category = matrix[p * items + j];
-        category_count[static_cast<size_t>(category)] += 1.0;
-        const int64_t o = others[static_cast<size_t>(p)];
-        if (o < 1) continue;
-        in_count += 1.0;
-        score_sum += category / top;
-        rest_sum += (total[static_cast<size_t>(p)] - category) / (top * static_cast<double>(o));
-      }
-      const double answered_j = answered[static_cast<size_t>(j)];
-      for (int64_t k = 0; k < n_categories; ++k)
-        stats[r][k][j] = category_count[static_cast<size_t>(k)] / answered_j;
-
-      // Pearson's r of score and rest score, from centred sums.
-      const double score_mean = score_sum / in_count, rest_mean = rest_sum / in_count;
-      double sxy = 0.0, sxx = 0.0, syy = 0.0;
+      std::fill(category_count.begin(), category_count.end(), 0);
+      std::fill(in_category_count.begin(), in_category_count.end(), 0);
       if (counted) {
         std::fill(bin_count.begin(), bin_count.end(), 0);
-        std::fill(bin_score.begin(), bin_score.end(), 0.0);
+        std::fill(bin_categories.begin(), bin_categories.end(), 0);
       }
       values.clear();
+      // Persons in the correlation and tertiles: those who answered item j and at least one other.
       for (int64_t p = 0; p < persons; ++p) {
+        if (!(m_data[p * items + j] > 0.0)) continue;
+        const auto category = static_cast<int64_t>(matrix[p * items + j]);
+        ++category_count[static_cast<size_t>(category)];
         const int64_t o = others[static_cast<size_t>(p)];
-        if (!(m_data[p * items + j] > 0.0) || o < 1) continue;
-        const double category = matrix[p * items + j], rest_categories = total[static_cast<size_t>(p)] - category;
-        const double score = category / top, rest = rest_categories / (top * static_cast<double>(o));
-        sxy += (score - score_mean) * (rest - rest_mean);
-        sxx += (score - score_mean) * (score - score_mean);
-        syy += (rest - rest_mean) * (rest - rest_mean);
+        if (o < 1) continue;
+        ++in_category_count[static_cast<size_t>(category)];
         if (counted) {
-          const auto bin = static_cast<size_t>(
-              bins.rank[static_cast<size_t>(bins.offset[static_cast<size_t>(o)] + static_cast<int64_t>(rest_categories))]);
-          bin_count[bin] += 1;
-          bin_score[bin] += score;
+          const auto bin = static_cast<size_t>(bins.rank[static_cast<size_t>(
+              bins.offset[static_cast<size_t>(o)] + total[static_cast<size_t>(p)] - category)]);
+          ++bin_count[bin];
+          bin_categories[bin] += category;
         } else {
-          values.push_back(rest);
+          values.push_back(rest_of(p, category));
         }
       }
-      stats[r][n_categories][j] = in_count >= 2.0 && sxx > 0.0 && syy > 0.0 ? sxy / std::sqrt(sxx * syy) : kNaN;
+      const double answered_j = answered[static_cast<size_t>(j)];
+      int64_t n = 0, categories_in = 0;
+      for (int64_t k = 0; k < n_categories; ++k) {
+        stats[r][k][j] = static_cast<double>(category_count[static_cast<size_t>(k)]) / answered_j;
+        n += in_category_count[static_cast<size_t>(k)];
+        categories_in += k * in_category_count[static_cast<size_t>(k)];
+      }
+      if (n < 1) {
+        stats[r][n_categories][j] = stats[r][n_categories + 1][j] = stats[r][n_categories + 2][j] = kNaN;
+        continue;
+      }
+      // Pearson's r of score and rest score, from centred sums: the scores' by category.
+      const double in_count = static_cast<double>(n);
+      const double score_mean = static_cast<double>(categories_in) / top / in_count;
+      double sxx = 0.0, sxy = 0.0, syy = 0.0;
+      for (int64_t k = 0; k < n_categories; ++k) {
+        const double centred = static_cast<double>(k) / top - score_mean;
+        sxx += static_cast<double>(in_category_count[static_cast<size_t>(k)]) * centred * centred;
+      }
+      double lower = 0.0, upper = 0.0;
+      if (counted) {
+        double rest_sum = 0.0;
+        for (size_t b = 0; b < bins.size(); ++b) rest_sum += static_cast<double>(bin_count[b]) * bins.value[b];
+        const double rest_mean = rest_sum / in_count;
+        for (size_t b = 0; b < bins.size(); ++b) {
+          if (bin_count[b] == 0) continue;
+          const double centred = bins.value[b] - rest_mean, count = static_cast<double>(bin_count[b]);
+          syy += count * centred * centred;
+          sxy += centred * (static_cast<double>(bin_categories[b]) / top - count * score_mean);
+        }
+        lower = binned_quantile(bin_count, bins.value, n, 1.0 / 3.0) - kTieTolerance;
+        upper = binned_quantile(bin_count, bins.value, n, 2.0 / 3.0) + kTieTolerance;
+      } else {
+        double rest_sum = 0.0;
+        for (double rest : values) rest_sum += rest;
+        const double rest_mean = rest_sum / in_count;
+        for (int64_t p = 0; p < persons; ++p) {
+          if (!(m_data[p * items + j] > 0.0) || others[static_cast<size_t>(p)] < 1) continue;
+          const auto category = static_cast<int64_t>(matrix[p * items + j]);
+          const double rest = rest_of(p, category) - rest_mean;
+          syy += rest * rest;
+          sxy += (static_cast<double>(category) / top - score_mean) * rest;
+        }
+        lower = selected_quantile(values, 1.0 / 3.0) - kTieTolerance;
+        upper = selected_quantile(values, 2.0 / 3.0) + kTieTolerance;
+      }
+      stats[r][n_categories][j] = n >= 2 && sxx > 0.0 && syy > 0.0 ? sxy / std::sqrt(sxx * syy) : kNaN;
 
       // Mean score below the rest score's lower tertile and above its upper one (ties within kTieTolerance
       // in neither group).
-      if (in_count < 1.0) {
-        stats[r][n_categories + 1][j] = stats[r][n_categories + 2][j] = kNaN;
-        continue;
-      }
-      const auto n = static_cast<int64_t>(in_count);
-      const double lower = (counted ? binned_quantile(bin_count, bins.value, n, 1.0 / 3.0)
-                                    : selected_quantile(values, 1.0 / 3.0)) - kTieTolerance;
-      const double upper = (counted ? binned_quantile(bin_count, bins.value, n, 2.0 / 3.0)
-                                    : selected_quantile(values, 2.0 / 3.0)) + kTieTolerance;
-      double low_sum = 0.0, low_count = 0.0, high_sum = 0.0, high_count = 0.0;
+      int64_t low_categories = 0, low_count = 0, high_categories = 0, high_count = 0;
       if (counted) {
         for (size_t b = 0; b < bins.size(); ++b) {
           if (bins.value[b] < lower) {
-            low_sum += bin_score[b];
-            low_count += static_cast<double>(bin_count[b]);
+            low_categories += bin_categories[b];
+            low_count += bin_count[b];
           } else if (bins.value[b] > upper) {
-            high_sum += bin_score[b];
-            high_count += static_cast<double>(bin_count[b]);
+            high_categories += bin_categories[b];
+            high_count += bin_count[b];
           }
         }
       } else {
         for (int64_t p = 0; p < persons; ++p) {
-          const int64_t o = others[static_cast<size_t>(p)];
-          if (!(m_data[p * items + j] > 0.0) || o < 1) continue;
-          const double category = matrix[p * items + j];
-          const double rest = (total[static_cast<size_t>(p)] - category) / (top * static_cast<double>(o));
+          if (!(m_data[p * items + j] > 0.0) || others[static_cast<size_t>(p)] < 1) continue;
+          const auto category = static_cast<int64_t>(matrix[p * items + j]);
+          const double rest = rest_of(p, category);
           if (rest < lower) {
-            low_sum += category / top;
-            low_count += 1.0;
+            low_categories += category;
+            ++low_count;
           } else if (rest > upper) {
-            high_sum += category / top;
-            high_count += 1.0;
+            high_categories += category;
+            ++high_count;
           }
         }
       }
-      stats[r][n_categories + 1][j] = low_sum / low_count;
-      stats[r][n_categories + 2][j] = high_sum / high_count;
+      stats[r][n_categories + 1][j] = static_cast<double>(low_categories) / top / static_cast<double>(low_count);
+      stats[r][n_categories + 2][j] = static_cast<double>(high_categories) / top / static_cast<double>(high_count);
     }
   }
 }
 
-// Replicated matrices [R, P, J] (float32, 0 where missing), replication r
-// from the item parameters draws[draw_of[r]] (draws [U, J, D], each set's
-// replications together in draw_of): abilities from their conditional
-// posterior on the grid given that set (every item and category in one
-// product, [P, J K] x [U, J K, G], once a set however many replications
-// share it), then responses.
+// Replicated matrices [R, P, J] (float64 categories, 0 where missing),
+// replication r from the item parameters draws[draw_of[r]] (draws [U, J, D],
+// each set's replications together in draw_of). A person's ability is a node
+// of the grid drawn from its conditional posterior there given that set
+// (every item and category in one product, [P, J K] x [U, J K, G], once a
+// set however many replications share it); a response counts the categories
+// whose exceedance probability at that node lies above one uniform (tabled
+// once a set: [U, G, J, K-1]). The uniforms are the splitmix64 stream of
+// `seed` (mix_seed's n-th value, 53 bits each).
 torch::Tensor replicate(const models::ItemResponseModel& model, const torch::Tensor& draws,
                         const std::vector<int64_t>& draw_of, const torch::Tensor& answered_one_hot,
-                        const torch::Tensor& mask, at::Generator& generator) {
+                        const torch::Tensor& mask, uint64_t seed) {
   const int64_t sets = draws.size(0), persons = mask.size(0), items = mask.size(1);
+  const int64_t thresholds = model.n_categories() - 1, grid_points = kAbilityGridPoints;
   const auto replications = static_cast<int64_t>(draw_of.size());
-  std::vector<int64_t> occurrence(draw_of.size(), 0);
-  for (size_t r = 1; r < draw_of.size(); ++r) occurrence[r] = draw_of[r] == draw_of[r - 1] ? occurrence[r - 1] + 1 : 0;
-  const int64_t most = *std::max_element(occurrence.begin(), occurrence.end()) + 1;
   const auto options = torch::TensorOptions().dtype(torch::kFloat64);
-  const auto grid = torch::linspace(-kAbilityLimit, kAbilityLimit, kAbilityGridPoints, options);
+  const auto grid = torch::linspace(-kAbilityLimit, kAbilityLimit, grid_points, options);
   const auto params = draws.to(torch::kFloat64);
-  // The ability table in float32: it only weights a draw from the grid (relative error 1e-6), at half the cost.
-  const auto log_p = models::category_probabilities(model, grid.unsqueeze(0).expand({sets, kAbilityGridPoints}), params)
-                         .clamp_min(1e-300)
-                         .log()
-                         .to(torch::kFloat32);  // [U, G, J, K]
+  const auto on_grid = grid.unsqueeze(0).expand({sets, grid_points});
+  const auto exceed = model.exceedance_probabilities(on_grid, params).contiguous();  // [U, G, J, K-1]
+  // The ability table in float32: it only weights a node (relative error 1e-6), at half the cost.
+  const auto log_p = models::category_probabilities(model, on_grid, params).clamp_min(1e-300).log().to(torch::kFloat32);
   const auto log_likelihood = torch::matmul(answered_one_hot.reshape({persons, -1}),
-                                            log_p.reshape({sets, kAbilityGridPoints, -1}).transpose(1, 2));  // [U, P, G]
+                                            log_p.reshape({sets, grid_points, -1}).transpose(1, 2));  // [U, P, G]
   const auto log_prior = (-0.5 * grid * grid).to(torch::kFloat32);
-  const auto weights = torch::softmax(log_likelihood + log_prior, 2).reshape({sets * persons, -1});
-  const auto cells = at::multinomial(weights, most, true, generator).reshape({sets, persons, most});
-  const auto set_index = torch::tensor(draw_of, torch::kLong);
-  const auto cell = cells.index({set_index, torch::indexing::Slice(), torch::tensor(occurrence, torch::kLong)});
-  const double step = 2.0 * kAbilityLimit / static_cast<double>(kAbilityGridPoints - 1);
-  const auto theta = grid.index({cell}) + (at::rand({replications, persons}, generator, options) - 0.5) * step;
-  const auto exceed = model.exceedance_probabilities(theta, params.index_select(0, set_index));  // [R, P, J, K-1]
-  const auto u = at::rand({replications, persons, items}, generator, options);
-  return (u.unsqueeze(-1) < exceed).sum(-1).to(torch::kFloat32) * mask;
+  auto cumulative = torch::softmax(log_likelihood + log_prior, 2).contiguous();
+  float* weight = cumulative.data_ptr<float>();
+  for (int64_t row = 0; row < sets * persons; ++row) {
+    float* node = weight + row * grid_points;
+    for (int64_t g = 1; g < grid_points; ++g) node[g] += node[g - 1];
+  }
+  const auto mask_c = mask.to(torch::kFloat32).contiguous();
+  const float* answered = mask_c.data_ptr<float>();
+  const double* exceed_data = exceed.data_ptr<double>();
+  auto out = torch::empty({replications, persons, items}, options);
+  double* y = out.data_ptr<double>();
+  uint64_t drawn = 0;
+  const auto uniform = [&] { return static_cast<double>(models::mix_seed(seed, drawn++) >> 11) * 0x1.0p-53; };
+  for (int64_t r = 0; r < replications; ++r) {
+    const int64_t set = draw_of[static_cast<size_t>(r)];
+    for (int64_t p = 0; p < persons; ++p) {
+      const float* node = weight + (set * persons + p) * grid_points;
+      const double at = uniform() * static_cast<double>(node[grid_points - 1]);
+      const int64_t g = std::min<int64_t>(
+          grid_points - 1, std::upper_bound(node, node + grid_points, at, [](double v, float c) { return v < c; }) - node);
+      const double* curve = exceed_data + ((set * grid_points + g) * items) * thresholds;
+      double* row = y + (r * persons + p) * items;
+      for (int64_t j = 0; j < items; ++j) {
+        if (!(answered[p * items + j] > 0.0f)) {
+          row[j] = 0.0;
+          continue;
+        }
+        const double u = uniform();
+        int64_t category = 0;
+        for (int64_t k = 0; k < thresholds; ++k) category += u < curve[j * thresholds + k] ? 1 : 0;
+        row[j] = static_cast<double>(category);
+      }
+    }
+  }
+  return out;
 }
 
 // The fewest replications whose smallest tail probability 2 / (R + 1) lies below `level`.
@@ -422,10 +474,13 @@ PredictiveCheck posterior_predictive_check(const models::ItemResponseModel& mode
       torch::one_hot(data.responses.to(torch::kLong), n_categories).to(torch::kFloat32) *
       data.mask.to(torch::kFloat32).unsqueeze(-1);
   const int64_t n_draws = posterior.draws.size(1);
-  // Replications simulated at once: their [R, P, G] ability table within kGridTableElements (8 MB). Each
-  // chunk has its own generator and the chunks share the cores (one BLAS thread each, no waiting on
-  // each other's small products), so the check is the same whatever the number of cores.
-  const int64_t at_once = std::max<int64_t>(1, kGridTableElements / (data.responses.size(0) * kAbilityGridPoints));
+  // Replications simulated at once: their [R, P, G] ability table and [R, G, J, K-1] response curves each
+  // within kGridTableElements. Each chunk has its own uniforms and the chunks share the cores (one BLAS
+  // thread each, no waiting on each other's small products), so the check is the same whatever the
+  // number of cores.
+  const int64_t curve_elements = kAbilityGridPoints * data.responses.size(1) * (n_categories - 1);
+  const int64_t at_once = std::max<int64_t>(
+      1, std::min(kGridTableElements / (data.responses.size(0) * kAbilityGridPoints), kGridTableElements / curve_elements));
   const int64_t chunks = (options.replications + at_once - 1) / at_once;
   std::vector<torch::Tensor> chunk_statistics(static_cast<size_t>(chunks));
   const auto replicate_chunk = [&](int64_t chunk) {
@@ -437,9 +492,8 @@ PredictiveCheck posterior_predictive_check(const models::ItemResponseModel& mode
       draw_of.push_back(static_cast<int64_t>(chosen.size()) - 1);
     }
     const auto params = posterior.draws.index_select(1, torch::tensor(chosen, torch::kLong)).transpose(0, 1);
-    auto generator =
-        at::make_generator<at::CPUGeneratorImpl>(models::mix_seed(options.seed, 0x50505043ULL + static_cast<uint64_t>(chunk)));
-    const auto y_rep = replicate(model, params, draw_of, answered_one_hot, data.mask, generator);
+    const auto y_rep = replicate(model, params, draw_of, answered_one_hot, data.mask,
+                                 models::mix_seed(options.seed, 0x50505043ULL + static_cast<uint64_t>(chunk)));
     chunk_statistics[static_cast<size_t>(chunk)] = item_statistics(y_rep, data.mask, n_categories);
   };
   trials::for_each_on_workers(chunks, replicate_chunk);

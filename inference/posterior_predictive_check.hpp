@@ -4,10 +4,11 @@
 // Replication r = 0..R-1 takes every item's posterior draw number
 // floor(r n / R) (n the draws per item), then each person's ability from
 // its conditional posterior given those item parameters and the person's
-// observed responses (prior N(0, 1), the simulator's; computed on a grid of
-// kAbilityGridPoints abilities over [-6, 6], a draw jittered uniformly
-// within its grid cell), then a replicated response matrix from the model
-// with the observed missing cells. Abilities from the posterior rather than
+// observed responses (prior N(0, 1), the simulator's; a node of the grid of
+// kAbilityGridPoints abilities over [-6, 6], drawn with its posterior mass),
+// then a replicated response matrix from the model with the observed
+// missing cells (a cell's category from one uniform of a splitmix64 stream:
+// the categories whose exceedance probabilities lie above it). Abilities from the posterior rather than
 // the prior make the replications p(y_rep | y), the posterior predictive
 // distribution proper; its tail probabilities are conservative (closer to
 // 0.5 than uniform when the model fits), so a flag is a strong signal.
