@@ -76,11 +76,6 @@ MarginalLikelihood::PersonGridTable MarginalLikelihood::table(const torch::Tenso
   return {scaled, log_scale, torch::matmul(scaled, grid_weight_)};
 }
 
-torch::Tensor MarginalLikelihood::ability_posterior(const torch::Tensor& params) const {
-  const auto fresh = table(params);
-  return fresh.scaled * grid_weight_ / fresh.marginal.unsqueeze(2);
-}
-
 torch::Tensor MarginalLikelihood::log_likelihood(const PersonGridTable& table) {
   return (table.marginal.log() + table.log_scale).sum(1);
 }

@@ -40,11 +40,6 @@ class MarginalLikelihood {
   int64_t items() const { return answered_one_hot_.size(1); }
   int64_t grid_points() const { return log_grid_weight_.size(0); }
 
-  // Each person's ability posterior on the grid given params [S, J, D]: [S, P, G], summing to 1 over the
-  // grid (the N(0, 1) prior times the person's likelihood, trapezoid weights), at the abilities ability_grid().
-  torch::Tensor ability_posterior(const torch::Tensor& params) const;
-  const torch::Tensor& ability_grid() const { return grid_; }
-
   // log p(y | params) for params [S, J, D]: [S], in chunks of sets whose tables hold at most 8 MB.
   torch::Tensor log_likelihood(const torch::Tensor& params) const;
   // The same with autograd through params (one table of every set at once): for an optimiser of a few sets.

@@ -1,5 +1,6 @@
 #include "inference/person_scores.hpp"
 
+#include "inference/grid_ability_posterior.hpp"
 #include "inference/marginal_likelihood.hpp"
 #include "common/csv_field.hpp"
 #include "common/number_format.hpp"
@@ -38,8 +39,8 @@ PersonScores score_persons(const models::ItemResponseModel& model, const Respons
   torch::NoGradGuard no_grad;
   const auto chosen = spaced_draws(posterior.draws.size(1), std::max<int64_t>(1, options.item_draws));
   const auto params = posterior.draws.index_select(1, chosen).permute({1, 0, 2}).to(torch::kFloat64);  // [S, J, D]
-  const MarginalLikelihood likelihood(model, data);
-  const int64_t persons = likelihood.persons();
+  const GridAbilityPosterior abilities(model, data);
+  const int64_t persons = abilities.persons();
   const int64_t sets = params.size(0);
   const int64_t per_chunk = std::max<int64_t>(1, kGridTableElements / std::max<int64_t>(1, persons * kAbilityGridPoints));
   // Chunks of draws on the cores, their sums added in chunk order: the same mixture on any number of cores.
@@ -48,13 +49,13 @@ PersonScores score_persons(const models::ItemResponseModel& model, const Respons
   trials::for_each_on_workers(chunks, [&](int64_t chunk) {
     const int64_t start = chunk * per_chunk;
     chunk_sums[static_cast<size_t>(chunk)] =
-        likelihood.ability_posterior(params.narrow(0, start, std::min(per_chunk, sets - start))).sum(0);
+        abilities(params.narrow(0, start, std::min(per_chunk, sets - start))).sum(0).to(torch::kFloat64);
   });
   auto mixture = torch::zeros({persons, kAbilityGridPoints}, torch::kFloat64);
   for (const auto& sum : chunk_sums) mixture += sum;
   mixture /= static_cast<double>(sets);
 
-  const auto& grid = likelihood.ability_grid();
+  const auto& grid = abilities.grid();
   const auto mean = (mixture * grid).sum(1);
   const auto sd = ((mixture * grid * grid).sum(1) - mean * mean).clamp_min(0.0).sqrt();
   auto quantiles = torch::empty({persons, 3}, torch::kFloat64);

@@ -4,6 +4,7 @@
 #include "common/json_number.hpp"
 #include "common/number_format.hpp"
 #include "common/user_error.hpp"
+#include "inference/grid_ability_posterior.hpp"
 #include "inference/marginal_likelihood.hpp"
 #include "models/simulators/seed_mix.hpp"
 #include "trials/training_threads.hpp"
@@ -282,28 +283,20 @@ void fill_item_statistics(const torch::Tensor& y, const torch::Tensor& m, int64_
 // replication r from the item parameters draws[draw_of[r]] (draws [U, J, D],
 // each set's replications together in draw_of). A person's ability is a node
 // of the grid drawn from its conditional posterior there given that set
-// (every item and category in one product, [P, J K] x [U, J K, G], once a
-// set however many replications share it); a response counts the categories
-// whose exceedance probability at that node lies above one uniform (tabled
-// once a set: [U, G, J, K-1]). The uniforms are the splitmix64 stream of
-// `seed` (mix_seed's n-th value, 53 bits each).
-torch::Tensor replicate(const models::ItemResponseModel& model, const torch::Tensor& draws,
-                        const std::vector<int64_t>& draw_of, const torch::Tensor& answered_one_hot,
-                        const torch::Tensor& mask, uint64_t seed) {
+// (GridAbilityPosterior, once a set however many replications share it); a
+// response counts the categories whose exceedance probability at that node
+// lies above one uniform (tabled once a set: [U, G, J, K-1]). The uniforms
+// are the splitmix64 stream of `seed` (mix_seed's n-th value, 53 bits each).
+torch::Tensor replicate(const models::ItemResponseModel& model, const GridAbilityPosterior& abilities,
+                        const torch::Tensor& draws, const std::vector<int64_t>& draw_of, const torch::Tensor& mask,
+                        uint64_t seed) {
   const int64_t sets = draws.size(0), persons = mask.size(0), items = mask.size(1);
   const int64_t thresholds = model.n_categories() - 1, grid_points = kAbilityGridPoints;
   const auto replications = static_cast<int64_t>(draw_of.size());
   const auto options = torch::TensorOptions().dtype(torch::kFloat64);
-  const auto grid = torch::linspace(-kAbilityLimit, kAbilityLimit, grid_points, options);
-  const auto params = draws.to(torch::kFloat64);
-  const auto on_grid = grid.unsqueeze(0).expand({sets, grid_points});
-  const auto exceed = model.exceedance_probabilities(on_grid, params).contiguous();  // [U, G, J, K-1]
-  // The ability table in float32: it only weights a node (relative error 1e-6), at half the cost.
-  const auto log_p = models::category_probabilities(model, on_grid, params).clamp_min(1e-300).log().to(torch::kFloat32);
-  const auto log_likelihood = torch::matmul(answered_one_hot.reshape({persons, -1}),
-                                            log_p.reshape({sets, grid_points, -1}).transpose(1, 2));  // [U, P, G]
-  const auto log_prior = (-0.5 * grid * grid).to(torch::kFloat32);
-  auto cumulative = torch::softmax(log_likelihood + log_prior, 2).contiguous();
+  const auto on_grid = abilities.grid().unsqueeze(0).expand({sets, grid_points});
+  const auto exceed = model.exceedance_probabilities(on_grid, draws.to(torch::kFloat64)).contiguous();  // [U, G, J, K-1]
+  auto cumulative = abilities(draws).contiguous();  // [U, P, G]
   float* weight = cumulative.data_ptr<float>();
   for (int64_t row = 0; row < sets * persons; ++row) {
     float* node = weight + row * grid_points;
@@ -470,9 +463,7 @@ PredictiveCheck posterior_predictive_check(const models::ItemResponseModel& mode
   check_options_valid(options, n_statistics, "posterior predictive check");
   torch::NoGradGuard no_grad;
   const auto observed_tensor = item_statistics(data.responses, data.mask, n_categories);
-  const auto answered_one_hot =
-      torch::one_hot(data.responses.to(torch::kLong), n_categories).to(torch::kFloat32) *
-      data.mask.to(torch::kFloat32).unsqueeze(-1);
+  const GridAbilityPosterior abilities(model, data);
   const int64_t n_draws = posterior.draws.size(1);
   // Replications simulated at once: their [R, P, G] ability table and [R, G, J, K-1] response curves each
   // within kGridTableElements. Each chunk has its own uniforms and the chunks share the cores (one BLAS
@@ -492,7 +483,7 @@ PredictiveCheck posterior_predictive_check(const models::ItemResponseModel& mode
       draw_of.push_back(static_cast<int64_t>(chosen.size()) - 1);
     }
     const auto params = posterior.draws.index_select(1, torch::tensor(chosen, torch::kLong)).transpose(0, 1);
-    const auto y_rep = replicate(model, params, draw_of, answered_one_hot, data.mask,
+    const auto y_rep = replicate(model, abilities, params, draw_of, data.mask,
                                  models::mix_seed(options.seed, 0x50505043ULL + static_cast<uint64_t>(chunk)));
     chunk_statistics[static_cast<size_t>(chunk)] = item_statistics(y_rep, data.mask, n_categories);
   };

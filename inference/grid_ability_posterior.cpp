@@ -1,0 +1,37 @@
+#include "inference/grid_ability_posterior.hpp"
+
+#include "inference/ability_grid.hpp"
+
+#include <cmath>
+
+namespace bfhpo::inference {
+
+GridAbilityPosterior::GridAbilityPosterior(const models::ItemResponseModel& model, const ResponseMatrix& data)
+    : model_(model) {
+  const int64_t persons = data.responses.size(0);
+  answered_one_hot_ = (torch::one_hot(data.responses.to(torch::kLong), model.n_categories()).to(torch::kFloat32) *
+                       data.mask.to(torch::kFloat32).unsqueeze(-1))
+                          .reshape({persons, -1});
+  const auto options = torch::TensorOptions().dtype(torch::kFloat64);
+  grid_ = torch::linspace(-kAbilityLimit, kAbilityLimit, kAbilityGridPoints, options);
+  const double step = 2.0 * kAbilityLimit / static_cast<double>(kAbilityGridPoints - 1);
+  auto log_trapezoid = torch::full({kAbilityGridPoints}, std::log(step), options);
+  log_trapezoid[0] -= std::log(2.0);
+  log_trapezoid[kAbilityGridPoints - 1] -= std::log(2.0);
+  log_grid_weight_ = (log_trapezoid - 0.5 * grid_ * grid_).to(torch::kFloat32);
+}
+
+torch::Tensor GridAbilityPosterior::operator()(const torch::Tensor& params) const {
+  torch::NoGradGuard no_grad;
+  const int64_t sets = params.size(0), grid_points = grid_.size(0);
+  const auto on_grid = grid_.unsqueeze(0).expand({sets, grid_points});
+  const auto log_p = models::category_probabilities(model_, on_grid, params.to(torch::kFloat64))
+                         .clamp_min(1e-300)
+                         .log()
+                         .to(torch::kFloat32);  // [S, G, J, K]
+  const auto log_likelihood =
+      torch::matmul(answered_one_hot_, log_p.reshape({sets, grid_points, -1}).transpose(1, 2));  // [S, P, G]
+  return torch::softmax(log_likelihood + log_grid_weight_, 2);
+}
+
+}  // namespace bfhpo::inference
