@@ -9,9 +9,10 @@ namespace bfhpo::inference {
 GridAbilityPosterior::GridAbilityPosterior(const models::ItemResponseModel& model, const ResponseMatrix& data)
     : model_(model) {
   const int64_t persons = data.responses.size(0);
-  answered_one_hot_ = (torch::one_hot(data.responses.to(torch::kLong), model.n_categories()).to(torch::kFloat32) *
-                       data.mask.to(torch::kFloat32).unsqueeze(-1))
-                          .reshape({persons, -1});
+  const auto one_hot = (torch::one_hot(data.responses.to(torch::kLong), model.n_categories()).to(torch::kFloat32) *
+                        data.mask.to(torch::kFloat32).unsqueeze(-1))
+                           .reshape({persons, -1});
+  answered_one_hot_ = torch::cat({one_hot, torch::ones({persons, 1})}, 1);
   const auto options = torch::TensorOptions().dtype(torch::kFloat64);
   grid_ = torch::linspace(-kAbilityLimit, kAbilityLimit, kAbilityGridPoints, options);
   const double step = 2.0 * kAbilityLimit / static_cast<double>(kAbilityGridPoints - 1);
@@ -29,9 +30,10 @@ torch::Tensor GridAbilityPosterior::operator()(const torch::Tensor& params) cons
                          .clamp_min(1e-300)
                          .log()
                          .to(torch::kFloat32);  // [S, G, J, K]
-  const auto log_likelihood =
-      torch::matmul(answered_one_hot_, log_p.reshape({sets, grid_points, -1}).transpose(1, 2));  // [S, P, G]
-  return torch::softmax(log_likelihood + log_grid_weight_, 2);
+  // The grid's log weights ride in the product as one more "category" every person answered.
+  const auto with_weight =
+      torch::cat({log_p.reshape({sets, grid_points, -1}), log_grid_weight_.reshape({1, grid_points, 1}).expand({sets, grid_points, 1})}, 2);
+  return torch::softmax(torch::matmul(answered_one_hot_, with_weight.transpose(1, 2)), 2);  // [S, P, G]
 }
 
 }  // namespace bfhpo::inference

@@ -5,12 +5,12 @@
 // integral), normalized over the grid. The person scores' mixture and the
 // model check's ability draws read it.
 //
-// In float32: every item and category in one product, [P, J K] x [S, J K, G],
-// then a softmax along the grid. A log likelihood of J answers carries a
-// rounding error of about J x 6e-8 of its size, a few 1e-6 of a mass at 40
-// items (against the Monte Carlo error of 200 item draws, ~1e-2 of a
-// posterior sd, it is nothing), at half the float64 table's memory traffic
-// and twice its vector width.
+// In float32: every item and category and the grid's weights in one
+// product, [P, J K + 1] x [S, J K + 1, G], then a softmax along the grid.
+// A log likelihood of J answers carries a rounding error of about J x 6e-8
+// of its size, a few 1e-6 of a mass at 40 items (against the Monte Carlo
+// error of 200 item draws, ~1e-2 of a posterior sd, it is nothing), at half
+// the float64 table's memory traffic and twice its vector width.
 #pragma once
 
 #include "inference/response_matrix.hpp"
@@ -33,7 +33,7 @@ class GridAbilityPosterior {
 
  private:
   const models::ItemResponseModel& model_;
-  torch::Tensor answered_one_hot_;  // [P, J K] float32: 1 at the observed category
+  torch::Tensor answered_one_hot_;  // [P, J K + 1] float32: 1 at the observed category, and a last column of 1s
   torch::Tensor grid_;              // [G] float64
   torch::Tensor log_grid_weight_;   // [G] float32: log of the trapezoid weight times the N(0, 1) density
 };
