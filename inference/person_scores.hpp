@@ -14,7 +14,8 @@
 // answered item gets the prior back.
 //
 // Cost: item_draws x persons x items x grid points, in chunks of draws whose
-// tables hold at most 8 MB. Deterministic for the same draws, data and seed.
+// float32 tables (GridAbilityPosterior) hold at most kGridTableElements.
+// Deterministic for the same draws, data and seed.
 #pragma once
 
 #include "inference/posterior_inference.hpp"

@@ -1,0 +1,44 @@
+#include <catch2/catch.hpp>
+
+#include "inference/grid_ability_posterior.hpp"
+#include "inference/marginal_likelihood.hpp"
+#include "models/simulators/simulator.hpp"
+#include "tests/models/tiny_spec.hpp"
+
+#include <string>
+
+using namespace bfhpo;
+
+TEST_CASE("GridAbilityPosterior is the float64 person-grid table normalized, to float32's rounding",
+          "[grid_ability_posterior]") {
+  // 2PL and a graded model of 5 categories, 20% of the cells missing, three sets of item parameters each:
+  // the posterior over the grid from MarginalLikelihood's table (float64: prod_j p(y_pj | theta_g) scaled,
+  // times the trapezoid and N(0, 1) weights, over its integral), against the float32 one.
+  for (const auto& spec : {test::simulator_at({12, 12, 60, 60}, "2pl", 2, 0.2), test::simulator_at({8, 8, 60, 60}, "grm", 5, 0.2)}) {
+    const auto batch = models::Simulator(spec, 23, torch::kCPU).sample(3, 0);
+    inference::ResponseMatrix data;
+    for (int64_t j = 0; j < batch.responses.size(2); ++j) data.item_names.push_back("item" + std::to_string(j));
+    data.responses = batch.responses[0];
+    data.mask = batch.mask[0];
+    const auto model = models::make_item_response_model(spec);
+    const auto params = batch.item_params;  // [3, J, D]: three sets, the first the data's own
+
+    const auto posterior = inference::GridAbilityPosterior(*model, data)(params);
+    REQUIRE(posterior.sizes() == std::vector<int64_t>{3, 60, inference::kAbilityGridPoints});
+    REQUIRE(posterior.scalar_type() == torch::kFloat32);
+    const auto table = inference::MarginalLikelihood(*model, data).table(params);
+    const double step = 2.0 * inference::kAbilityLimit / static_cast<double>(inference::kAbilityGridPoints - 1);
+    auto weight = (-0.5 * torch::linspace(-inference::kAbilityLimit, inference::kAbilityLimit, inference::kAbilityGridPoints,
+                                          torch::kFloat64).square())
+                      .exp() * step;
+    weight[0] *= 0.5;
+    weight[inference::kAbilityGridPoints - 1] *= 0.5;
+    const auto unnormalized = table.scaled * weight;
+    const auto expected = unnormalized / unnormalized.sum(2, true);
+    INFO(spec.model << ": largest difference " << (posterior.to(torch::kFloat64) - expected).abs().max().item<double>());
+    // A log likelihood of at most 12 answers in float32 is off by ~12 x 6e-8 of its size (|log p| < 20 at
+    // the grid's ends), so a mass by ~1.5e-5 of itself; masses are at most 1.
+    CHECK(torch::allclose(posterior.to(torch::kFloat64), expected, 2e-5, 1e-7));
+    CHECK(torch::allclose(posterior.sum(2).to(torch::kFloat64), torch::ones({3, 60}, torch::kFloat64), 0.0, 1e-5));
+  }
+}
