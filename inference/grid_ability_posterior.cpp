@@ -1,8 +1,12 @@
 #include "inference/grid_ability_posterior.hpp"
 
 #include "inference/ability_grid.hpp"
+#include "inference/marginal_likelihood.hpp"
+#include "trials/training_threads.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace bfhpo::inference {
 
@@ -22,7 +26,7 @@ GridAbilityPosterior::GridAbilityPosterior(const models::ItemResponseModel& mode
   log_grid_weight_ = (log_trapezoid - 0.5 * grid_ * grid_).to(torch::kFloat32);
 }
 
-torch::Tensor GridAbilityPosterior::operator()(const torch::Tensor& params) const {
+torch::Tensor GridAbilityPosterior::log_joint(const torch::Tensor& params) const {
   torch::NoGradGuard no_grad;
   const int64_t sets = params.size(0), grid_points = grid_.size(0);
   const auto on_grid = grid_.unsqueeze(0).expand({sets, grid_points});
@@ -33,7 +37,26 @@ torch::Tensor GridAbilityPosterior::operator()(const torch::Tensor& params) cons
   // The grid's log weights ride in the product as one more "category" every person answered.
   const auto with_weight =
       torch::cat({log_p.reshape({sets, grid_points, -1}), log_grid_weight_.reshape({1, grid_points, 1}).expand({sets, grid_points, 1})}, 2);
-  return torch::softmax(torch::matmul(answered_one_hot_, with_weight.transpose(1, 2)), 2);  // [S, P, G]
+  return torch::matmul(answered_one_hot_, with_weight.transpose(1, 2));  // [S, P, G]
+}
+
+torch::Tensor GridAbilityPosterior::operator()(const torch::Tensor& params) const {
+  return torch::softmax(log_joint(params), 2);
+}
+
+torch::Tensor GridAbilityPosterior::log_marginal_likelihood(const torch::Tensor& params) const {
+  const int64_t sets = params.size(0);
+  const int64_t per_chunk = std::max<int64_t>(1, kGridTableElements / std::max<int64_t>(1, persons() * grid_.size(0)));
+  const int64_t chunks = (sets + per_chunk - 1) / per_chunk;
+  std::vector<torch::Tensor> parts(static_cast<size_t>(chunks));
+  trials::for_each_on_workers(chunks, [&](int64_t chunk) {
+    const int64_t start = chunk * per_chunk;
+    const auto log_joint_chunk = log_joint(params.narrow(0, start, std::min(per_chunk, sets - start)));
+    // Each person's integral in float32, their sum in float64; log_grid_weight_ leaves out N(0, 1)'s constant.
+    parts[static_cast<size_t>(chunk)] = torch::logsumexp(log_joint_chunk, 2).to(torch::kFloat64).sum(1) -
+                                        0.5 * std::log(2.0 * M_PI) * static_cast<double>(persons());
+  });
+  return torch::cat(parts);
 }
 
 }  // namespace bfhpo::inference

@@ -5,6 +5,7 @@
 #include "common/user_error.hpp"
 #include "models/simulators/seed_mix.hpp"
 #include "inference/chain_diagnostics.hpp"
+#include "inference/grid_ability_posterior.hpp"
 #include "inference/marginal_likelihood.hpp"
 #include "inference/pareto_smoothed_importance.hpp"
 #include "trials/training_threads.hpp"
@@ -37,9 +38,10 @@ constexpr std::array<std::pair<double, double>, 3> kJudgedLevels{
     {{0.50, 0.6744897501960817}, {0.80, 1.2815515655446004}, {0.95, 1.959963984540054}}};
 
 // log p(params) + log marginal likelihood of joint draws [S, J, D]: [S] (-inf outside the prior's support).
-torch::Tensor log_target(const models::ItemResponseModel& model, const MarginalLikelihood& likelihood,
+// The likelihood from the float32 grid table: the proposals' log q is a float32 flow's.
+torch::Tensor log_target(const models::ItemResponseModel& model, const GridAbilityPosterior& abilities,
                          const torch::Tensor& params) {
-  return model.log_prior(params).sum(1) + likelihood.log_likelihood(params);
+  return model.log_prior(params).sum(1) + abilities.log_marginal_likelihood(params);
 }
 
 // The amortized draws [J, n, D] as joint proposals [n, J, D] (draw s of every item is one proposal).
@@ -98,11 +100,11 @@ ItemJudgement judge_items(const models::ItemResponseModel& model, const Marginal
 }
 
 void apply_importance(Refinement& out, const models::ItemResponseModel& model, const MarginalLikelihood& likelihood,
-                      const PosteriorDraws& amortized, uint64_t seed) {
+                      const GridAbilityPosterior& abilities, const PosteriorDraws& amortized, uint64_t seed) {
   torch::NoGradGuard no_grad;
   const auto proposals = joint_draws(amortized);
   const auto log_q = amortized.log_prob.to(torch::kFloat64).sum(0);
-  const auto log_ratio_tensor = (log_target(model, likelihood, proposals) - log_q).contiguous();
+  const auto log_ratio_tensor = (log_target(model, abilities, proposals) - log_q).contiguous();
   const std::vector<double> log_ratios(log_ratio_tensor.data_ptr<double>(),
                                        log_ratio_tensor.data_ptr<double>() + log_ratio_tensor.numel());
   const auto smoothed = pareto_smooth(log_ratios);
@@ -421,7 +423,8 @@ Refinement refine_posterior(const models::ItemResponseModel& model, const Respon
   const MarginalLikelihood likelihood(model, data);
   Refinement out;
   out.pareto_k = out.pareto_k_threshold = out.importance_ess = out.max_rhat = out.min_ess = out.acceptance = kNotComputed;
-  if (options.method != "mcmc") apply_importance(out, model, likelihood, amortized, options.seed);
+  if (options.method != "mcmc")
+    apply_importance(out, model, likelihood, GridAbilityPosterior(model, data), amortized, options.seed);
   if (options.method == "mcmc" || (options.method == "auto" && !out.reliable()))
     apply_mcmc(out, model, likelihood, amortized, options);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -11,7 +11,9 @@
 // Methods:
 //   importance  Pareto smoothed importance sampling (pareto_smoothed_importance.hpp)
 //               of the amortized draws (jointly over items: draw s of every
-//               item is one proposal, log q the sum of the items' log q).
+//               item is one proposal, log q the sum of the items' log q; the
+//               marginal likelihood from GridAbilityPosterior's float32 table,
+//               as precise as the float32 flow's log q).
 //               With k-hat below its threshold (pareto_k_threshold: 0.5
 //               at 100 draws, 0.667 at 1,000, 0.7 from 2,154) the smoothed weights are
 //               trusted and the draws are resampled systematically to as
