@@ -9,19 +9,33 @@
 
 using namespace bfhpo;
 
+namespace {
+
+struct Simulated {
+  inference::ResponseMatrix data;  // the first data set of the batch
+  torch::Tensor item_params;       // [sets, J, D]: every data set's item parameters, the first the data's own
+};
+
+Simulated simulate(const models::SimulatorSpec& spec, uint64_t seed, int64_t sets) {
+  const auto batch = models::Simulator(spec, seed, torch::kCPU).sample(sets, 0);
+  Simulated out;
+  for (int64_t j = 0; j < batch.responses.size(2); ++j) out.data.item_names.push_back("item" + std::to_string(j));
+  out.data.responses = batch.responses[0];
+  out.data.mask = batch.mask[0];
+  out.item_params = batch.item_params;
+  return out;
+}
+
+}  // namespace
+
 TEST_CASE("GridAbilityPosterior is the float64 person-grid table normalized, to float32's rounding",
           "[grid_ability_posterior]") {
   // 2PL and a graded model of 5 categories, 20% of the cells missing, three sets of item parameters each:
   // the posterior over the grid from MarginalLikelihood's table (float64: prod_j p(y_pj | theta_g) scaled,
   // times the trapezoid and N(0, 1) weights, over its integral), against the float32 one.
   for (const auto& spec : {test::simulator_at({12, 12, 60, 60}, "2pl", 2, 0.2), test::simulator_at({8, 8, 60, 60}, "grm", 5, 0.2)}) {
-    const auto batch = models::Simulator(spec, 23, torch::kCPU).sample(3, 0);
-    inference::ResponseMatrix data;
-    for (int64_t j = 0; j < batch.responses.size(2); ++j) data.item_names.push_back("item" + std::to_string(j));
-    data.responses = batch.responses[0];
-    data.mask = batch.mask[0];
+    const auto [data, params] = simulate(spec, 23, 3);
     const auto model = models::make_item_response_model(spec);
-    const auto params = batch.item_params;  // [3, J, D]: three sets, the first the data's own
 
     const auto posterior = inference::GridAbilityPosterior(*model, data)(params);
     REQUIRE(posterior.sizes() == std::vector<int64_t>{3, 60, inference::kAbilityGridPoints});
@@ -48,14 +62,10 @@ TEST_CASE("GridAbilityPosterior's marginal likelihood is MarginalLikelihood's, t
   // 300 persons x 30 items with 20% missing (2PL) and 300 x 10 of 5 categories: 20 sets of item parameters
   // each, more than one chunk's table at these sizes, so the chunks and their order count too.
   for (const auto& spec : {test::simulator_at({30, 30, 300, 300}, "2pl", 2, 0.2), test::simulator_at({10, 10, 300, 300}, "grm", 5, 0.2)}) {
-    const auto batch = models::Simulator(spec, 31, torch::kCPU).sample(20, 0);
-    inference::ResponseMatrix data;
-    for (int64_t j = 0; j < batch.responses.size(2); ++j) data.item_names.push_back("item" + std::to_string(j));
-    data.responses = batch.responses[0];
-    data.mask = batch.mask[0];
+    const auto [data, params] = simulate(spec, 31, 20);
     const auto model = models::make_item_response_model(spec);
-    const auto from_grid = inference::GridAbilityPosterior(*model, data).log_marginal_likelihood(batch.item_params);
-    const auto exact = inference::MarginalLikelihood(*model, data).log_likelihood(batch.item_params);
+    const auto from_grid = inference::GridAbilityPosterior(*model, data).log_marginal_likelihood(params);
+    const auto exact = inference::MarginalLikelihood(*model, data).log_likelihood(params);
     REQUIRE(from_grid.scalar_type() == torch::kFloat64);
     INFO(spec.model << ": largest difference " << (from_grid - exact).abs().max().item<double>() << " of "
                     << exact.abs().min().item<double>());
