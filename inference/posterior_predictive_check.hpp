@@ -8,10 +8,11 @@
 // kAbilityGridPoints abilities over [-6, 6], drawn with its posterior mass),
 // then a replicated response matrix from the model with the observed
 // missing cells (a cell's category from one uniform of a splitmix64 stream:
-// the categories whose exceedance probabilities lie above it). Abilities from the posterior rather than
-// the prior make the replications p(y_rep | y), the posterior predictive
-// distribution proper; its tail probabilities are conservative (closer to
-// 0.5 than uniform when the model fits), so a flag is a strong signal.
+// the categories whose exceedance probabilities lie above it). Abilities
+// from the posterior rather than the prior make the replications
+// p(y_rep | y), the posterior predictive distribution proper; its tail
+// probabilities are conservative (closer to 0.5 than uniform when the model
+// fits), so a flag is a strong signal.
 //
 // Per item, on the observed and on every replicated matrix (r_pj the response
 // scaled to [0, 1], y / (K - 1); rest_pj the mean r over the other items
