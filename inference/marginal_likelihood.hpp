@@ -40,7 +40,8 @@ class MarginalLikelihood {
   int64_t items() const { return answered_one_hot_.size(1); }
   int64_t grid_points() const { return log_grid_weight_.size(0); }
 
-  // log p(y | params) for params [S, J, D]: [S], in chunks of sets whose tables hold at most 8 MB.
+  // log p(y | params) for params [S, J, D]: [S], in chunks of sets whose tables hold at most 8 MB. The
+  // float64 answer; the importance step reads GridAbilityPosterior's float32 one, tested against this.
   torch::Tensor log_likelihood(const torch::Tensor& params) const;
   // The same with autograd through params (one table of every set at once): for an optimiser of a few sets.
   torch::Tensor differentiable_log_likelihood(const torch::Tensor& params) const;

@@ -25,6 +25,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Rest scores are means of multiples of 1 / (K - 1): two that are equal as
 // numbers differ by rounding only, far below this.
 constexpr double kTieTolerance = 1e-9;
+// A sum of squared deviations of rest scores at most this is no variance (their rounding, far below it).
+constexpr double kNoVariance = 1e-12;
 
 double mean_of(const std::vector<double>& values) {
   if (values.empty()) return kNaN;
@@ -213,14 +215,14 @@ void fill_item_statistics(const torch::Tensor& y, const torch::Tensor& m, int64_
         stats[r][n_categories][j] = stats[r][n_categories + 1][j] = stats[r][n_categories + 2][j] = kNaN;
         continue;
       }
-      // Pearson's r of score and rest score, from centred sums: the scores' by category.
+      // Pearson's r of score and rest score, from centred sums. The scores' in integers, exactly:
+      // n sum k^2 - (sum k)^2 is 0 only when every score is the same (rounding of a mean of thirds is not).
       const double in_count = static_cast<double>(n);
       const double score_mean = static_cast<double>(categories_in) / top / in_count;
-      double sxx = 0.0, sxy = 0.0, syy = 0.0;
-      for (int64_t k = 0; k < n_categories; ++k) {
-        const double centred = static_cast<double>(k) / top - score_mean;
-        sxx += static_cast<double>(in_category_count[static_cast<size_t>(k)]) * centred * centred;
-      }
+      int64_t category_squares = 0;
+      for (int64_t k = 0; k < n_categories; ++k) category_squares += k * k * in_category_count[static_cast<size_t>(k)];
+      const double sxx = static_cast<double>(n * category_squares - categories_in * categories_in) / (in_count * top * top);
+      double sxy = 0.0, syy = 0.0;
       double lower = 0.0, upper = 0.0;
       if (counted) {
         double rest_sum = 0.0;
@@ -248,7 +250,9 @@ void fill_item_statistics(const torch::Tensor& y, const torch::Tensor& m, int64_
         lower = selected_quantile(values, 1.0 / 3.0) - kTieTolerance;
         upper = selected_quantile(values, 2.0 / 3.0) + kTieTolerance;
       }
-      stats[r][n_categories][j] = n >= 2 && sxx > 0.0 && syy > 0.0 ? sxy / std::sqrt(sxx * syy) : kNaN;
+      // Rest scores differ by at least 1 / (o (K - 1) o') where they differ: a sum of squares below
+      // kNoVariance is equal rest scores' rounding.
+      stats[r][n_categories][j] = n >= 2 && sxx > 0.0 && syy > kNoVariance ? sxy / std::sqrt(sxx * syy) : kNaN;
 
       // Mean score below the rest score's lower tertile and above its upper one (ties within kTieTolerance
       // in neither group).

@@ -111,6 +111,17 @@ TEST_CASE("item_statistics: category shares, item-rest correlation and tertile m
   const auto stats = inference::item_statistics(constant, torch::ones_like(constant), 2);
   CHECK(std::isnan(stats[2][0].item<double>()));
   CHECK(stats[1][0].item<double>() == 1.0);
+  // The same with 4 categories, every answer to item 0 a 1 (a third of the range, not a binary fraction):
+  // its mean is n/3 over n, rounded, yet the item has no variance whatever n is; nor has item 1's rest
+  // score (item 0's).
+  for (int64_t persons = 3; persons <= 60; ++persons) {
+    auto graded = torch::ones({persons, 2});
+    graded.select(1, 1).copy_(torch::arange(persons).remainder(4).to(torch::kFloat32));
+    const auto graded_stats = inference::item_statistics(graded, torch::ones_like(graded), 4);
+    INFO(persons << " persons");
+    CHECK(std::isnan(graded_stats[4][0].item<double>()));
+    CHECK(std::isnan(graded_stats[4][1].item<double>()));
+  }
 }
 
 TEST_CASE("item_statistics: a batch of matrices with one mask gives each matrix's statistics as alone",
