@@ -1,7 +1,7 @@
 """Many data sets through one `bfhpo infer` call: calibration and speed (issue 40).
 
     /usr/bin/python3 bench/infer_many.py BFHPO MODEL_DIR [--datasets 1000] [--items 20] [--persons 500]
-        [--draws 200] [--plausible-values 99] [--seed 1] [--stan 10] [--refine importance]
+        [--draws 200] [--plausible-values 99] [--seed 1] [--stan 10] [--refine importance] [--keep DIR]
 
 Simulates K data sets from the prior the estimator in MODEL_DIR trained on
 (its config.json: 2PL or graded, the study's priors, abilities N(0, 1)),
@@ -123,7 +123,10 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--stan", type=int, default=10)
     parser.add_argument("--refine", default="importance")
+    parser.add_argument("--keep", metavar="DIR", help="copy the data sets and infer's outputs into DIR (new)")
     args = parser.parse_args()
+    if args.keep and os.path.exists(args.keep):
+        sys.exit(f"infer_many.py: --keep {args.keep}: it exists. Fix: name a new folder")
 
     config = json.load(open(os.path.join(args.model, "config.json")))
     rng = np.random.default_rng(args.seed)
@@ -151,11 +154,13 @@ def main():
             for row in reader:
                 key = (int(row[0][3:]), int(row[1][4:]))
                 values.setdefault(key, []).append([float(v) for v in row[3:-1]])
+        item_sets = {}
         for (k, j), draws in values.items():
             draws = np.asarray(draws)
             for d, name in enumerate(names):
                 rank = (np.sum(draws[:, d] < truth[name][k, j]) + rng.random() * (1 + np.sum(draws[:, d] == truth[name][k, j]))) / (len(draws) + 1)
                 item_ranks.setdefault(name, []).append(rank)
+                item_sets.setdefault(name, []).append(k)
         person_ranks = []
         with open(out["persons"]) as f:
             reader = csv.DictReader(f)
@@ -164,11 +169,14 @@ def main():
                 k, p = int(row["dataset"][3:]), int(row["person"]) - 1
                 pvs = np.array([float(row[c]) for c in pv_columns])
                 person_ranks.append((np.sum(pvs < truth["theta"][k, p]) + rng.random()) / (len(pvs) + 1))
-        paths = {}
+        paths, path_of = {}, {}
         with open(out["datasets"]) as f:
             for row in csv.DictReader(f):
                 paths[row["path"]] = paths.get(row["path"], 0) + 1
+                path_of[int(row["dataset"][3:])] = row["path"]
         stan = stan_seconds(folder, config["simulator"]["model"], args.stan, config, work)
+        if args.keep:
+            shutil.copytree(work, args.keep)
 
     print(f"{args.datasets} data sets of {args.persons} persons x {args.items} items "
           f"({config['simulator']['model']}), {args.draws} draws, {args.plausible_values} plausible values, "
@@ -190,6 +198,12 @@ def main():
     for name in names:
         report(name, item_ranks[name])
     report("theta", person_ranks)
+    if len(paths) > 1:
+        print("the items by the path their data set took:")
+        for path in sorted(paths):
+            for name in names:
+                ranks = [r for r, k in zip(item_ranks[name], item_sets[name]) if path_of.get(k) == path]
+                report(f"{name} {path}"[:22], ranks)
 
 
 if __name__ == "__main__":

@@ -48,7 +48,8 @@ DataSetInference infer_data_set(TrainedModel& model, const ResponseMatrix& data,
     auto refined = refine_posterior(*target_model, data, result.posterior, refinement);
     say(refined.line());
     if (const auto warning = refined.warning()) say("warning: " + *warning);
-    if (refined.method == "mcmc") refined.posterior.log_prob = amortized_log_prob(model, data, refined.posterior.draws);
+    if (refined.method == "mcmc")
+      refined.posterior.log_prob = amortized_log_prob(model, data, refined.posterior.draws, result.posterior);
     result.pareto_k = refined.pareto_k;
     if (refined.items) result.item_coverage_loss = refined.items->largest_coverage_loss;
     result.refinement = refined.to_json();

@@ -37,6 +37,7 @@ struct ModelFiles {
   std::filesystem::path weights;
   std::string source;
   std::vector<std::filesystem::path> read;  // the files the configuration came from
+  json diagnostics;                          // the trained network's validation diagnostics (null: none recorded)
 };
 
 ModelFiles train_output_files(const std::filesystem::path& dir) {
@@ -44,7 +45,16 @@ ModelFiles train_output_files(const std::filesystem::path& dir) {
   if (!std::filesystem::exists(config_file))
     throw UserError(dir.string() + ": no config.json in this folder. Fix: give a folder `bfhpo train` wrote, "
                                    "or a training study file");
-  return {read_config_file(config_file, "model configuration"), dir / "weights.pt", config_file.string(), {config_file}};
+  ModelFiles files{read_config_file(config_file, "model configuration"), dir / "weights.pt", config_file.string(),
+                   {config_file}, nullptr};
+  // `bfhpo train` writes result.json beside config.json, its diagnostics last (a folder without one was cut off).
+  const auto result_file = dir / "result.json";
+  if (std::filesystem::exists(result_file)) {
+    const json result = read_config_file(result_file, "training result");
+    if (result.is_object() && result.contains("diagnostics")) files.diagnostics = result["diagnostics"];
+    files.read.push_back(result_file);
+  }
+  return files;
 }
 
 ModelFiles best_trial_files(const std::filesystem::path& study_file, const std::optional<std::string>& storage) {
@@ -60,7 +70,9 @@ ModelFiles best_trial_files(const std::filesystem::path& study_file, const std::
                     ") saved no weights. Fix: run `bfhpo optimize` with this version, or `bfhpo train --params`");
   std::vector<std::filesystem::path> read{study_file};
   if (!hpo::is_postgres_url(spec.storage.string())) read.push_back(spec.storage);
-  return {best["config"], best["weights"].get<std::string>(), study_file.string(), read};
+  const json& attrs = best["system_attrs"];
+  const json diagnostics = attrs.is_object() && attrs.contains("bfhpo:diagnostics") ? attrs["bfhpo:diagnostics"] : json();
+  return {best["config"], best["weights"].get<std::string>(), study_file.string(), read, diagnostics};
 }
 
 double quantile(const std::vector<double>& sorted, double q) {
@@ -169,22 +181,26 @@ int64_t largest_fitting(int64_t low, int64_t high, const Fits& fits) {
 constexpr int kMaxProposalRounds = 50;
 
 // n draws per item inside the prior's support [J, n, D + 1], each draw's
-// log q in its last column: each round draws n more for every item and
-// keeps, per item, the ones the prior allows, until every item has n (or
-// kMaxProposalRounds rounds, then the item keeps draws outside the support
-// too, with a warning).
+// log q in its last column, the flow's draws mapped by `spread` about
+// `center` (set here to each item's mean of the first round's draws, [J, D]):
+// each round draws n more for every item and keeps, per item, the ones the
+// prior allows, until every item has n (or kMaxProposalRounds rounds, then
+// the item keeps draws outside the support too, with a warning).
 torch::Tensor draws_in_support(models::ContinuousApproximatorImpl& approximator,
                                const models::ItemResponseModel& model, const torch::Tensor& responses,
                                const torch::Tensor& mask, int64_t n, const std::vector<std::string>& item_names,
-                               std::vector<std::string>& warnings) {
+                               const PosteriorSpread& spread, torch::Tensor& center, std::vector<std::string>& warnings) {
   const int64_t n_items = responses.size(2);
   std::vector<std::vector<torch::Tensor>> kept(static_cast<size_t>(n_items)), outside(static_cast<size_t>(n_items));
   std::vector<int64_t> count(static_cast<size_t>(n_items), 0);
   int64_t proposed = 0, accepted = 0;
   for (int round = 0; round < kMaxProposalRounds; ++round) {
-    const auto [theta, log_q] = approximator.sample(n, responses, mask);
-    const auto inside = torch::isfinite(model.log_prior(theta[0].to(torch::kFloat64)));  // [J, n]
-    const auto draws = torch::cat({theta[0], log_q[0].unsqueeze(-1)}, -1);              // [J, n, D + 1]
+    const auto [flow_theta, flow_log_q] = approximator.sample(n, responses, mask);
+    if (round == 0) center = flow_theta[0].mean(1);
+    const auto theta = spread.apply(flow_theta[0], center);
+    const auto log_q = flow_log_q[0] - spread.log_scale_sum();
+    const auto inside = torch::isfinite(model.log_prior(theta.to(torch::kFloat64)));  // [J, n]
+    const auto draws = torch::cat({theta, log_q.unsqueeze(-1)}, -1);                 // [J, n, D + 1]
     bool complete = true;
     for (int64_t j = 0; j < n_items; ++j) {
       auto& have = count[static_cast<size_t>(j)];
@@ -239,6 +255,8 @@ TrainedModel load_trained_model(const std::filesystem::path& model_dir_or_study,
   model.approximator = models::make_approximator(model.config.approximator);
   models::load_checked_weights(*model.approximator, model.weights, files.source);
   model.approximator->eval();
+  model.spread = PosteriorSpread::from_diagnostics(
+      files.diagnostics, models::make_item_response_model(model.config.simulator)->parameter_names());
   return model;
 }
 
@@ -333,17 +351,21 @@ PosteriorDraws infer_posterior(TrainedModel& model, const ResponseMatrix& data, 
   const auto responses = data.responses.unsqueeze(0);
   const auto mask = data.mask.unsqueeze(0);
   torch::manual_seed(seed);
+  out.spread = model.spread;
   const auto with_log_q = draws_in_support(*model.approximator, *item_model, responses, mask, n_draws,
-                                           data.item_names, out.warnings);
+                                           data.item_names, out.spread, out.spread_center, out.warnings);
   const int64_t dim = with_log_q.size(2) - 1;
   out.draws = with_log_q.narrow(2, 0, dim).contiguous();
   out.log_prob = with_log_q.select(2, dim).contiguous();  // the flow's own, from the pass that drew them
   return out;
 }
 
-torch::Tensor amortized_log_prob(TrainedModel& model, const ResponseMatrix& data, const torch::Tensor& draws) {
+torch::Tensor amortized_log_prob(TrainedModel& model, const ResponseMatrix& data, const torch::Tensor& draws,
+                                 const PosteriorDraws& amortized) {
   torch::NoGradGuard no_grad;
-  return model.approximator->log_prob(draws.unsqueeze(0), data.responses.unsqueeze(0), data.mask.unsqueeze(0))[0];
+  const auto flow_draws = amortized.spread.invert(draws, amortized.spread_center);
+  return model.approximator->log_prob(flow_draws.unsqueeze(0), data.responses.unsqueeze(0), data.mask.unsqueeze(0))[0] -
+         amortized.spread.log_scale_sum();
 }
 
 json PosteriorDraws::summary_json() const {
@@ -356,7 +378,11 @@ json PosteriorDraws::summary_json() const {
     }
     items.push_back(item);
   }
-  return {{"draws", draws.size(1)}, {"seed", seed}, {"warnings", warnings}, {"items", items}};
+  return {{"draws", draws.size(1)},
+          {"seed", seed},
+          {"spread_calibration", spread.to_json(parameter_names)},
+          {"warnings", warnings},
+          {"items", items}};
 }
 
 std::string PosteriorDraws::summary_csv() const {

@@ -14,6 +14,12 @@
 // next draws inside it are kept (the flow's density truncated to the
 // support); the TorchScript module returns the flow's draws unfiltered. Each
 // draw's log q(theta | responses) (the untruncated flow's) comes with it.
+// The flow's draws are first mapped by the estimator's spread calibration
+// (inference/posterior_spread.hpp: each parameter's spread scaled about the
+// item's mean by its validation's z sd, read from result.json beside
+// config.json or from the best trial's diagnostics; none when neither
+// exists), and log q is the mapped density; the TorchScript module gives
+// the flow's own draws, unmapped.
 // A data set with more or fewer items or persons than the model trained on,
 // or a share of missing cells more than 5 points outside its trained rates,
 // is inferred all the same, with a warning naming the trained range.
@@ -28,6 +34,7 @@
 #pragma once
 
 #include "models/approximator.hpp"
+#include "inference/posterior_spread.hpp"
 #include "inference/response_matrix.hpp"
 #include "trials/trial_config.hpp"
 
@@ -46,6 +53,7 @@ struct TrainedModel {
   std::shared_ptr<models::ContinuousApproximatorImpl> approximator;  // eval mode, CPU, unchunked
   std::filesystem::path weights;
   std::vector<std::filesystem::path> files;  // every file it was read from: configuration, journal, weights
+  PosteriorSpread spread;                    // from its validation diagnostics
 };
 
 // `storage_override`: the study's storage instead of its file's "storage" (the CLI's --storage).
@@ -60,6 +68,8 @@ struct PosteriorDraws {
   std::vector<std::string> parameter_names;  // the model's, e.g. {"log_a", "b"}
   torch::Tensor draws;     // [J, n, D] float32, in parameter_names' order
   torch::Tensor log_prob;  // [J, n] float32: log q(draw | responses)
+  PosteriorSpread spread;        // the map from the flow's draws to these
+  torch::Tensor spread_center;  // [J, D]: the point it scales about, the item's mean of the flow's first draws
   uint64_t seed = 0;
   std::vector<std::string> warnings;
 
@@ -97,7 +107,9 @@ void check_inference_memory(const TrainedModel& model, const ResponseMatrix& dat
 PosteriorDraws infer_posterior(TrainedModel& model, const ResponseMatrix& data, int64_t n_draws, uint64_t seed,
                                std::optional<double> memory_budget_mb = std::nullopt);
 
-// log q(draws | data) under the amortized posterior, draws [J, n, D] float32: [J, n].
-torch::Tensor amortized_log_prob(TrainedModel& model, const ResponseMatrix& data, const torch::Tensor& draws);
+// log q(draws | data) under the amortized posterior `amortized` came from (its
+// spread calibration inverted), draws [J, n, D] float32: [J, n].
+torch::Tensor amortized_log_prob(TrainedModel& model, const ResponseMatrix& data, const torch::Tensor& draws,
+                                 const PosteriorDraws& amortized);
 
 }  // namespace bfhpo::inference

@@ -56,7 +56,7 @@ TEST_CASE("infer_data_set: chains' draws get the amortized log q, the check runs
   const auto result = inference::infer_data_set(model, data, options, [&](const std::string& l) { lines.push_back(l); });
 
   REQUIRE(result.posterior.draws.size(1) == 40);
-  const auto expected = inference::amortized_log_prob(model, data, result.posterior.draws);
+  const auto expected = inference::amortized_log_prob(model, data, result.posterior.draws, result.posterior);
   CHECK(torch::allclose(result.posterior.log_prob, expected));
   REQUIRE(result.predictive);
   const auto items = result.predictive->to_json()["items"];

@@ -269,13 +269,27 @@ TEST_CASE("refinement recovers the exact posterior of a Rasch test from a propos
   CHECK(refined.max_rhat < 1.05);
   CHECK(refined.min_ess > 300.0);
   check_recovered(refined);
-  // A proposal a little wider than the posterior: importance is reliable and reweights it.
-  const auto wide = gaussian_proposal(mean + 0.3 * sd, (1.0 * sd).pow(2).unsqueeze(-1), 1000, 5);
+  // A proposal half a posterior sd off and wider: importance is reliable, its intervals would cover points
+  // fewer or more than stated, so it reweights them.
+  const auto wide = gaussian_proposal(mean + 0.5 * sd, (1.3 * sd).pow(2).unsqueeze(-1), 1000, 5);
   const auto reweighted = inference::refine_posterior(*model, data, wide, options);
   CHECK(reweighted.importance_reliable);
   CHECK(reweighted.method == "importance");
+  REQUIRE(reweighted.items);
+  CHECK(reweighted.items->largest_coverage_loss > inference::kMostItemCoverageLoss);
   CHECK_FALSE(reweighted.warning());
   check_recovered(reweighted);
+  // A proposal at the exact posterior's moments: the weights confirm it and its draws stand untouched
+  // (resampling would only add their Monte Carlo error).
+  const auto close = gaussian_proposal(mean, sd.pow(2).unsqueeze(-1), 1000, 6);
+  const auto confirmed = inference::refine_posterior(*model, data, close, options);
+  CHECK(confirmed.importance_reliable);
+  CHECK(confirmed.method == "amortized");
+  CHECK(confirmed.reliable());
+  CHECK_FALSE(confirmed.warning());
+  CHECK(confirmed.posterior.draws.equal(close.draws));
+  CHECK_THAT(confirmed.line(), Catch::Contains("the amortized draws stand"));
+  CHECK(confirmed.to_json()["items_stand"] == true);
 }
 
 TEST_CASE("the chains stop at the first check where R-hat and the ESS are met, with a fixed run's draws",
