@@ -42,10 +42,17 @@ DataSetInference infer_data_set(TrainedModel& model, const ResponseMatrix& data,
   if (options.prior)
     say("prior: the amortized draws come from the training prior (" + prior_text(model.config.simulator) +
         "); the exact-posterior step targets " + prior_text(target));
+  // The draws' grid posteriors, once for the importance step, the check and the person scores (when they fit).
+  std::optional<DrawAbilityTable> abilities;
+  if ((options.refinement || options.check || options.persons) &&
+      DrawAbilityTable::fits(result.posterior.draws.size(1), data.responses.size(0)))
+    abilities.emplace(GridAbilityPosterior(*item_model, data), result.posterior.draws);
   if (options.refinement) {
     auto refinement = *options.refinement;
     if (refinement.method == "auto" && result.summary_space && result.summary_space->outside()) refinement.method = "mcmc";
-    auto refined = refine_posterior(*target_model, data, result.posterior, refinement);
+    auto refined = refine_posterior(*target_model, data, result.posterior, refinement, abilities ? &*abilities : nullptr);
+    if (refined.method == "importance" && abilities) abilities->select(refined.resampled);
+    if (refined.method == "mcmc") abilities.reset();  // new draws
     say(refined.line());
     if (const auto warning = refined.warning()) say("warning: " + *warning);
     if (refined.method == "mcmc")
@@ -60,12 +67,14 @@ DataSetInference infer_data_set(TrainedModel& model, const ResponseMatrix& data,
     result.posterior = std::move(refined.posterior);
   }
   if (options.check) {
-    result.predictive = posterior_predictive_check(*item_model, data, result.posterior, *options.check);
+    result.predictive =
+        posterior_predictive_check(*item_model, data, result.posterior, *options.check, abilities ? &*abilities : nullptr);
     say(model_check_line(*result.predictive, *result.summary_space));
     for (const auto& warning : result.predictive->warnings()) say("warning: " + warning);
     if (const auto warning = result.summary_space->warning()) say("warning: " + *warning);
   }
-  if (options.persons) result.persons = score_persons(*item_model, data, result.posterior, *options.persons);
+  if (options.persons)
+    result.persons = score_persons(*item_model, data, result.posterior, *options.persons, abilities ? &*abilities : nullptr);
   return result;
 }
 

@@ -40,9 +40,27 @@ torch::Tensor GridAbilityPosterior::log_joint(const torch::Tensor& params) const
   return torch::matmul(answered_one_hot_, with_weight.transpose(1, 2));  // [S, P, G]
 }
 
-torch::Tensor GridAbilityPosterior::operator()(const torch::Tensor& params) const {
-  return torch::softmax(log_joint(params), 2);
+torch::Tensor GridAbilityPosterior::normalize(torch::Tensor& log_joint) {
+  const auto log_integral = torch::logsumexp(log_joint, 2);
+  log_joint.sub_(log_integral.unsqueeze(2)).exp_();
+  return log_integral;
 }
+
+torch::Tensor GridAbilityPosterior::operator()(const torch::Tensor& params) const {
+  auto table = log_joint(params);
+  normalize(table);
+  return table;
+}
+
+namespace {
+
+// log p(y | params) [S] float64 from each person's log integral [S, P] float32: their sum in float64;
+// the grid's log weights leave out N(0, 1)'s constant.
+torch::Tensor marginal_from_integrals(const torch::Tensor& log_integral, int64_t persons) {
+  return log_integral.to(torch::kFloat64).sum(1) - 0.5 * std::log(2.0 * M_PI) * static_cast<double>(persons);
+}
+
+}  // namespace
 
 torch::Tensor GridAbilityPosterior::log_marginal_likelihood(const torch::Tensor& params) const {
   const int64_t sets = params.size(0);
@@ -52,11 +70,42 @@ torch::Tensor GridAbilityPosterior::log_marginal_likelihood(const torch::Tensor&
   trials::for_each_on_workers(chunks, [&](int64_t chunk) {
     const int64_t start = chunk * per_chunk;
     const auto log_joint_chunk = log_joint(params.narrow(0, start, std::min(per_chunk, sets - start)));
-    // Each person's integral in float32, their sum in float64; log_grid_weight_ leaves out N(0, 1)'s constant.
-    parts[static_cast<size_t>(chunk)] = torch::logsumexp(log_joint_chunk, 2).to(torch::kFloat64).sum(1) -
-                                        0.5 * std::log(2.0 * M_PI) * static_cast<double>(persons());
+    // Each person's integral in float32, their sum in float64.
+    parts[static_cast<size_t>(chunk)] = marginal_from_integrals(torch::logsumexp(log_joint_chunk, 2), persons());
   });
   return torch::cat(parts);
 }
+
+bool DrawAbilityTable::fits(int64_t draws, int64_t persons) {
+  return draws * persons * kAbilityGridPoints <= kSharedAbilityTableElements;
+}
+
+DrawAbilityTable::DrawAbilityTable(const GridAbilityPosterior& abilities, const torch::Tensor& draws)
+    : persons_(abilities.persons()) {
+  torch::NoGradGuard no_grad;
+  const auto params = draws.transpose(0, 1).to(torch::kFloat64);  // [S, J, D]
+  const int64_t sets = params.size(0), grid_points = abilities.grid().size(0);
+  posterior_ = torch::empty({sets, persons_, grid_points}, torch::kFloat32);
+  log_integral_ = torch::empty({sets, persons_}, torch::kFloat32);
+  rows_ = torch::arange(sets, torch::kLong);
+  const int64_t per_chunk = std::max<int64_t>(1, kGridTableElements / std::max<int64_t>(1, persons_ * grid_points));
+  const int64_t chunks = (sets + per_chunk - 1) / per_chunk;
+  trials::for_each_on_workers(chunks, [&](int64_t chunk) {
+    const int64_t start = chunk * per_chunk, count = std::min(per_chunk, sets - start);
+    auto table = abilities.log_joint(params.narrow(0, start, count));
+    log_integral_.narrow(0, start, count).copy_(GridAbilityPosterior::normalize(table));
+    posterior_.narrow(0, start, count).copy_(table);
+  });
+}
+
+torch::Tensor DrawAbilityTable::log_marginal_likelihood() const {
+  return marginal_from_integrals(log_integral_.index_select(0, rows_), persons_);
+}
+
+torch::Tensor DrawAbilityTable::posteriors(const torch::Tensor& indices) const {
+  return posterior_.index_select(0, rows_.index_select(0, indices));
+}
+
+void DrawAbilityTable::select(const torch::Tensor& rows) { rows_ = rows_.index_select(0, rows); }
 
 }  // namespace bfhpo::inference

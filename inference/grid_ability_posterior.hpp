@@ -4,7 +4,8 @@
 // the grid's points with the trapezoid rule's weights (MarginalLikelihood's
 // integral), normalized over the grid. The person scores' mixture and the
 // model check's ability draws read it; the importance step reads its
-// integral, the marginal likelihood.
+// integral, the marginal likelihood. DrawAbilityTable holds it for every
+// posterior draw of a data set at once, for those three stages together.
 //
 // In float32: every item and category and the grid's weights in one
 // product, [P, J K + 1] x [S, J K + 1, G], then a softmax along the grid.
@@ -38,13 +39,46 @@ class GridAbilityPosterior {
   const torch::Tensor& grid() const { return grid_; }
 
  private:
+  friend class DrawAbilityTable;
   // log prior weight + log likelihood of every person at every grid point: [S, P, G] float32.
   torch::Tensor log_joint(const torch::Tensor& params) const;
+  // The posteriors of log_joint [S, P, G] in place, exp(log joint - log integral), and the log integrals [S, P].
+  static torch::Tensor normalize(torch::Tensor& log_joint);
 
   const models::ItemResponseModel& model_;
   torch::Tensor answered_one_hot_;  // [P, J K + 1] float32: 1 at the observed category, and a last column of 1s
   torch::Tensor grid_;              // [G] float64
   torch::Tensor log_grid_weight_;   // [G] float32: log of the trapezoid weight times the N(0, 1) density
+};
+
+// Every posterior draw's grid posteriors at once, for the stages of one data
+// set that read the same draws (the importance step, the model check, the
+// person scores), where each would otherwise compute its own: one table
+// instead of three. Held only when it fits within kSharedAbilityTableElements
+// (128 MB: 200 draws of up to 1,386 persons); otherwise each stage computes
+// its draws' posteriors in chunks. The same bits either way: a draw's row
+// does not depend on the draws beside it.
+inline constexpr int64_t kSharedAbilityTableElements = int64_t{1} << 25;
+
+class DrawAbilityTable {
+ public:
+  static bool fits(int64_t draws, int64_t persons);
+  // draws [J, S, D] (PosteriorDraws::draws), on the workers.
+  DrawAbilityTable(const GridAbilityPosterior& abilities, const torch::Tensor& draws);
+
+  int64_t draws() const { return rows_.size(0); }
+  // log p(y | draw s) [S] float64 of the current draws: GridAbilityPosterior::log_marginal_likelihood's.
+  torch::Tensor log_marginal_likelihood() const;
+  // The grid posteriors [n, P, G] float32 of the current draws `indices` [n] (a copy, the caller's to change).
+  torch::Tensor posteriors(const torch::Tensor& indices) const;
+  // The current draws become rows `rows` [n] of the table's (importance resampling: draw i is the old draw rows[i]).
+  void select(const torch::Tensor& rows);
+
+ private:
+  torch::Tensor posterior_;     // [S, P, G] float32
+  torch::Tensor log_integral_;  // [S, P] float32
+  torch::Tensor rows_;          // [n] int64: the table row of each current draw
+  int64_t persons_ = 0;
 };
 
 }  // namespace bfhpo::inference

@@ -35,7 +35,8 @@ torch::Tensor spaced_draws(int64_t n, int64_t count) {
 }  // namespace
 
 PersonScores score_persons(const models::ItemResponseModel& model, const ResponseMatrix& data,
-                           const PosteriorDraws& posterior, const PersonScoreOptions& options) {
+                           const PosteriorDraws& posterior, const PersonScoreOptions& options,
+                           const DrawAbilityTable* table) {
   torch::NoGradGuard no_grad;
   const auto chosen = spaced_draws(posterior.draws.size(1), std::max<int64_t>(1, options.item_draws));
   const auto params = posterior.draws.index_select(1, chosen).permute({1, 0, 2}).to(torch::kFloat64);  // [S, J, D]
@@ -47,9 +48,9 @@ PersonScores score_persons(const models::ItemResponseModel& model, const Respons
   const int64_t chunks = (sets + per_chunk - 1) / per_chunk;
   std::vector<torch::Tensor> chunk_sums(static_cast<size_t>(chunks));
   trials::for_each_on_workers(chunks, [&](int64_t chunk) {
-    const int64_t start = chunk * per_chunk;
-    chunk_sums[static_cast<size_t>(chunk)] =
-        abilities(params.narrow(0, start, std::min(per_chunk, sets - start))).sum(0).to(torch::kFloat64);
+    const int64_t start = chunk * per_chunk, count = std::min(per_chunk, sets - start);
+    const auto posteriors = table ? table->posteriors(chosen.narrow(0, start, count)) : abilities(params.narrow(0, start, count));
+    chunk_sums[static_cast<size_t>(chunk)] = posteriors.sum(0).to(torch::kFloat64);
   });
   auto mixture = torch::zeros({persons, kAbilityGridPoints}, torch::kFloat64);
   for (const auto& sum : chunk_sums) mixture += sum;

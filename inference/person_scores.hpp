@@ -14,10 +14,12 @@
 // answered item gets the prior back.
 //
 // Cost: item_draws x persons x items x grid points, in chunks of draws whose
-// float32 tables (GridAbilityPosterior) hold at most kGridTableElements.
+// float32 tables (GridAbilityPosterior) hold at most kGridTableElements, or
+// a sum over the rows of a DrawAbilityTable the caller holds (the same bits).
 // Deterministic for the same draws, data and seed.
 #pragma once
 
+#include "inference/grid_ability_posterior.hpp"
 #include "inference/posterior_inference.hpp"
 #include "inference/response_matrix.hpp"
 #include "models/simulators/item_response_model.hpp"
@@ -43,7 +45,9 @@ struct PersonScores {
   std::string to_csv() const;
 };
 
+// `table`: the posterior draws' grid posteriors when the caller holds them (read instead of computed).
 PersonScores score_persons(const models::ItemResponseModel& model, const ResponseMatrix& data,
-                           const PosteriorDraws& posterior, const PersonScoreOptions& options);
+                           const PosteriorDraws& posterior, const PersonScoreOptions& options,
+                           const DrawAbilityTable* table = nullptr);
 
 }  // namespace bfhpo::inference

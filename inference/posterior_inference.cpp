@@ -7,6 +7,8 @@
 #include "common/number_format.hpp"
 #include "common/user_error.hpp"
 #include "hpo/storage/postgres_url.hpp"
+#include "inference/ability_grid.hpp"
+#include "inference/grid_ability_posterior.hpp"
 #include "hpo/study.hpp"
 #include "hpo/study_report.hpp"
 #include "memory/estimate.hpp"
@@ -268,7 +270,12 @@ ResponseFormat response_format(const TrainedModel& model) {
 double inference_memory_mb(const TrainedModel& model, int64_t persons, int64_t items, int64_t draws,
                            size_t longest_item_name) {
   const double rows = static_cast<double>(items) * static_cast<double>(draws);
-  return summary_mb(model.config, persons, items) + rows * bytes_per_draw(model.config, longest_item_name) / memory::kBytesPerMb;
+  // The draws' grid posteriors that infer_data_set holds beside them, where they fit (grid_ability_posterior.hpp).
+  const double ability_table = DrawAbilityTable::fits(draws, persons)
+                                   ? static_cast<double>(draws * persons * kAbilityGridPoints) * sizeof(float) * (1.0 + 1.0 / kAbilityGridPoints)
+                                   : 0.0;
+  return summary_mb(model.config, persons, items) +
+         (rows * bytes_per_draw(model.config, longest_item_name) + ability_table) / memory::kBytesPerMb;
 }
 
 // The address space this process may still map under RLIMIT_AS; none without a limit.

@@ -291,20 +291,21 @@ void fill_item_statistics(const torch::Tensor& y, const torch::Tensor& m, int64_
 // replication r from the item parameters draws[draw_of[r]] (draws [U, J, D],
 // each set's replications together in draw_of). A person's ability is a node
 // of the grid drawn from its conditional posterior there given that set
-// (GridAbilityPosterior, once a set however many replications share it); a
+// (`posteriors` [U, P, G], GridAbilityPosterior's of the sets, once a set
+// however many replications share it; changed here); a
 // response counts the categories whose exceedance probability at that node
 // lies above one uniform (tabled once a set: [U, G, J, K-1]). The uniforms
 // are the splitmix64 stream of `seed` (mix_seed's n-th value, 53 bits each).
-torch::Tensor replicate(const models::ItemResponseModel& model, const GridAbilityPosterior& abilities,
+torch::Tensor replicate(const models::ItemResponseModel& model, const torch::Tensor& grid, torch::Tensor posteriors,
                         const torch::Tensor& draws, const std::vector<int64_t>& draw_of, const torch::Tensor& mask,
                         uint64_t seed) {
   const int64_t sets = draws.size(0), persons = mask.size(0), items = mask.size(1);
   const int64_t thresholds = model.n_categories() - 1, grid_points = kAbilityGridPoints;
   const auto replications = static_cast<int64_t>(draw_of.size());
   const auto options = torch::TensorOptions().dtype(torch::kFloat64);
-  const auto on_grid = abilities.grid().unsqueeze(0).expand({sets, grid_points});
+  const auto on_grid = grid.unsqueeze(0).expand({sets, grid_points});
   const auto exceed = model.exceedance_probabilities(on_grid, draws.to(torch::kFloat64)).contiguous();  // [U, G, J, K-1]
-  auto cumulative = abilities(draws).contiguous();  // [U, P, G]
+  auto cumulative = posteriors.contiguous();  // [U, P, G]
   float* weight = cumulative.data_ptr<float>();
   for (int64_t row = 0; row < sets * persons; ++row) {
     float* node = weight + row * grid_points;
@@ -464,7 +465,8 @@ std::vector<std::string> PredictiveCheck::warnings() const {
 }
 
 PredictiveCheck posterior_predictive_check(const models::ItemResponseModel& model, const ResponseMatrix& data,
-                                           const PosteriorDraws& posterior, const PredictiveCheckOptions& options) {
+                                           const PosteriorDraws& posterior, const PredictiveCheckOptions& options,
+                                           const DrawAbilityTable* table) {
   const int64_t n_categories = model.n_categories();
   const auto names = item_statistic_names(n_categories);
   const auto n_statistics = static_cast<int64_t>(names.size());
@@ -490,8 +492,10 @@ PredictiveCheck posterior_predictive_check(const models::ItemResponseModel& mode
       if (chosen.empty() || chosen.back() != draw) chosen.push_back(draw);
       draw_of.push_back(static_cast<int64_t>(chosen.size()) - 1);
     }
-    const auto params = posterior.draws.index_select(1, torch::tensor(chosen, torch::kLong)).transpose(0, 1);
-    const auto y_rep = replicate(model, abilities, params, draw_of, data.mask,
+    const auto chosen_index = torch::tensor(chosen, torch::kLong);
+    const auto params = posterior.draws.index_select(1, chosen_index).transpose(0, 1);
+    const auto y_rep = replicate(model, abilities.grid(), table ? table->posteriors(chosen_index) : abilities(params),
+                                 params, draw_of, data.mask,
                                  models::mix_seed(options.seed, 0x50505043ULL + static_cast<uint64_t>(chunk)));
     chunk_statistics[static_cast<size_t>(chunk)] = item_statistics(y_rep, data.mask, n_categories);
   };

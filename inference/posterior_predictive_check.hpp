@@ -49,6 +49,7 @@
 
 #include "inference/ability_grid.hpp"
 #include "models/simulators/item_response_model.hpp"
+#include "inference/grid_ability_posterior.hpp"
 #include "inference/posterior_inference.hpp"
 #include "inference/response_matrix.hpp"
 
@@ -124,7 +125,9 @@ struct PredictiveCheck {
   std::vector<std::string> warnings() const;
 };
 
+// `table`: the posterior draws' grid posteriors when the caller holds them (read instead of computed).
 PredictiveCheck posterior_predictive_check(const models::ItemResponseModel& model, const ResponseMatrix& data,
-                                           const PosteriorDraws& posterior, const PredictiveCheckOptions& options);
+                                           const PosteriorDraws& posterior, const PredictiveCheckOptions& options,
+                                           const DrawAbilityTable* table = nullptr);
 
 }  // namespace bfhpo::inference

@@ -38,10 +38,10 @@ constexpr std::array<std::pair<double, double>, 3> kJudgedLevels{
     {{0.50, 0.6744897501960817}, {0.80, 1.2815515655446004}, {0.95, 1.959963984540054}}};
 
 // log p(params) + log marginal likelihood of joint draws [S, J, D]: [S] (-inf outside the prior's support).
-// The likelihood from the float32 grid table: the proposals' log q is a float32 flow's.
-torch::Tensor log_target(const models::ItemResponseModel& model, const GridAbilityPosterior& abilities,
+// The likelihood [S] from the float32 grid table: the proposals' log q is a float32 flow's.
+torch::Tensor log_target(const models::ItemResponseModel& model, const torch::Tensor& log_marginal_likelihood,
                          const torch::Tensor& params) {
-  return model.log_prior(params).sum(1) + abilities.log_marginal_likelihood(params);
+  return model.log_prior(params).sum(1) + log_marginal_likelihood;
 }
 
 // The amortized draws [J, n, D] as joint proposals [n, J, D] (draw s of every item is one proposal).
@@ -133,11 +133,11 @@ ItemJudgement judge_items_jointly(const PosteriorDraws& amortized, const ParetoS
 }
 
 void apply_importance(Refinement& out, const models::ItemResponseModel& model, const MarginalLikelihood& likelihood,
-                      const GridAbilityPosterior& abilities, const PosteriorDraws& amortized, uint64_t seed) {
+                      const torch::Tensor& log_marginal_likelihood, const PosteriorDraws& amortized, uint64_t seed) {
   torch::NoGradGuard no_grad;
   const auto proposals = joint_draws(amortized);
   const auto log_q = amortized.log_prob.to(torch::kFloat64).sum(0);
-  const auto log_ratio_tensor = (log_target(model, abilities, proposals) - log_q).contiguous();
+  const auto log_ratio_tensor = (log_target(model, log_marginal_likelihood, proposals) - log_q).contiguous();
   const std::vector<double> log_ratios(log_ratio_tensor.data_ptr<double>(),
                                        log_ratio_tensor.data_ptr<double>() + log_ratio_tensor.numel());
   const auto smoothed = pareto_smooth(log_ratios);
@@ -155,6 +155,7 @@ void apply_importance(Refinement& out, const models::ItemResponseModel& model, c
   const double uniform = at::rand({1}, generator, kDouble).item<double>();
   const auto indices = systematic_resample(smoothed.weights, amortized.draws.size(1), uniform);
   const auto index = torch::tensor(indices, torch::kLong);
+  out.resampled = index;
   out.posterior.draws = amortized.draws.index_select(1, index);
   out.posterior.log_prob = amortized.log_prob.index_select(1, index);
   out.method = "importance";
@@ -450,14 +451,18 @@ void check_refinement_options(const RefinementOptions& options, int64_t draws, c
 }
 
 Refinement refine_posterior(const models::ItemResponseModel& model, const ResponseMatrix& data,
-                            const PosteriorDraws& amortized, const RefinementOptions& options) {
+                            const PosteriorDraws& amortized, const RefinementOptions& options,
+                            const DrawAbilityTable* abilities) {
   check_refinement_options(options, amortized.draws.size(1), "posterior refinement");
   const auto start = std::chrono::steady_clock::now();
   const MarginalLikelihood likelihood(model, data);
   Refinement out;
   out.pareto_k = out.pareto_k_threshold = out.importance_ess = out.max_rhat = out.min_ess = out.acceptance = kNotComputed;
   if (options.method != "mcmc")
-    apply_importance(out, model, likelihood, GridAbilityPosterior(model, data), amortized, options.seed);
+    apply_importance(out, model, likelihood,
+                     abilities ? abilities->log_marginal_likelihood()
+                               : GridAbilityPosterior(model, data).log_marginal_likelihood(joint_draws(amortized)),
+                     amortized, options.seed);
   if (options.method == "mcmc" || (options.method == "auto" && !out.reliable()))
     apply_mcmc(out, model, likelihood, amortized, options);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -84,6 +84,7 @@
 #pragma once
 
 #include "models/simulators/item_response_model.hpp"
+#include "inference/grid_ability_posterior.hpp"
 #include "inference/posterior_inference.hpp"
 #include "inference/response_matrix.hpp"
 
@@ -141,6 +142,7 @@ struct Refinement {
   double acceptance = 0.0;       // mcmc: the sampling sweeps' acceptance rate, over items and chains
   int64_t sampling_sweeps = 0;   // mcmc: the sampling sweeps each chain ran (RefinementOptions::until_converged)
   double seconds = 0.0;
+  torch::Tensor resampled;       // importance: [n] int64, posterior draw i is amortized draw resampled[i]
   // The refined draws. log_prob: the amortized log q of each draw after importance resampling;
   // NaN after mcmc, whose draws the network never saw (infer fills it with amortized_log_prob).
   PosteriorDraws posterior;
@@ -157,8 +159,11 @@ struct Refinement {
 };
 
 // `amortized`: infer_posterior's draws of `data` (every item, n draws each).
-// The refined posterior has as many draws.
+// The refined posterior has as many draws. `abilities`: the amortized draws'
+// grid posteriors when the caller holds them (the importance step reads their
+// marginal likelihood instead of computing it).
 Refinement refine_posterior(const models::ItemResponseModel& model, const ResponseMatrix& data,
-                            const PosteriorDraws& amortized, const RefinementOptions& options);
+                            const PosteriorDraws& amortized, const RefinementOptions& options,
+                            const DrawAbilityTable* abilities = nullptr);
 
 }  // namespace bfhpo::inference

@@ -152,3 +152,35 @@ TEST_CASE("infer_data_set under --prior: draws left amortized keep the training 
   CHECK(result.summary_json()["prior"]["posterior"] == model.config.simulator.priors_json());
   CHECK(index_of_line_starting(lines, "warning: the draws left amortized keep the training prior") < lines.size());
 }
+
+TEST_CASE("infer_data_set: its importance step, model check and person scores read one table of the draws' "
+          "ability posteriors and give what each gives alone",
+          "[data_set_inference]") {
+  for (const auto& simulator : {test::simulator_at({5, 5, 60, 60}, "2pl", 2, 0.1), test::simulator_at({4, 4, 60, 60}, "grm", 4, 0.1)}) {
+    INFO(simulator.model);
+    Setup setup(simulator, 12);
+    auto& [model, data] = setup;
+    const inference::RefinementOptions refinement{"importance", 4, 500, 1500, 3};
+    const inference::PredictiveCheckOptions check{320, 0.05, 9};
+    inference::PersonScoreOptions persons;
+    persons.item_draws = 30;
+    persons.plausible_values = 5;
+    const inference::InferenceOptions options{80, 4, refinement, check, persons, std::nullopt};
+    const auto together = inference::infer_data_set(model, data, options, [](const std::string&) {});
+    REQUIRE(inference::DrawAbilityTable::fits(80, 60));
+
+    const auto item_model = models::make_item_response_model(simulator);
+    const auto amortized = inference::infer_posterior(model, data, 80, 4);
+    const auto alone = inference::refine_posterior(*item_model, data, amortized, refinement);
+    auto alone_json = alone.to_json(), together_json = *together.refinement;
+    alone_json.erase("seconds");
+    together_json.erase("seconds");
+    CHECK(alone_json == together_json);
+    CHECK(torch::equal(alone.posterior.draws, together.posterior.draws));
+    CHECK(inference::posterior_predictive_check(*item_model, data, alone.posterior, check).to_csv() ==
+          together.predictive->to_csv());
+    const auto scores = inference::score_persons(*item_model, data, alone.posterior, persons);
+    CHECK(torch::equal(scores.summary, together.persons->summary));
+    CHECK(torch::equal(scores.plausible_values, together.persons->plausible_values));
+  }
+}

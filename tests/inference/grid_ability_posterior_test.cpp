@@ -76,3 +76,29 @@ TEST_CASE("GridAbilityPosterior's marginal likelihood is MarginalLikelihood's, t
     CHECK(torch::equal(std::get<1>(from_grid.sort()), std::get<1>(exact.sort())));
   }
 }
+
+TEST_CASE("DrawAbilityTable: each draw's row is GridAbilityPosterior's to the bit, whatever draws stand beside it; "
+          "select follows a resampling",
+          "[grid_ability_posterior]") {
+  for (const auto& spec : {test::simulator_at({9, 9, 50, 50}, "2pl", 2, 0.2), test::simulator_at({6, 6, 50, 50}, "grm", 4, 0.2)}) {
+    INFO(spec.model);
+    const auto [data, params] = simulate(spec, 31, 30);  // 30 sets of item parameters [S, J, D]
+    const auto model = models::make_item_response_model(spec);
+    const inference::GridAbilityPosterior abilities(*model, data);
+    const auto as_draws = params.transpose(0, 1).to(torch::kFloat32);  // [J, S, D], PosteriorDraws' layout
+    inference::DrawAbilityTable table(abilities, as_draws);
+    const auto params_f64 = as_draws.transpose(0, 1).to(torch::kFloat64);
+    CHECK(torch::equal(table.posteriors(torch::arange(30)), abilities(params_f64)));
+    CHECK(torch::equal(table.log_marginal_likelihood(), abilities.log_marginal_likelihood(params_f64)));
+    // Draws 3, 17 and 3 again, computed alone: the same rows.
+    const auto some = torch::tensor({3, 17, 3}, torch::kLong);
+    CHECK(torch::equal(table.posteriors(some), abilities(params_f64.index_select(0, some))));
+    // Resampled: the current draws are rows 5, 5, 29 and 0 of the table; then draw 2 of those, twice.
+    const auto before = table.log_marginal_likelihood();
+    table.select(torch::tensor({5, 5, 29, 0}, torch::kLong));
+    CHECK(table.draws() == 4);
+    CHECK(torch::equal(table.log_marginal_likelihood(), before.index_select(0, torch::tensor({5, 5, 29, 0}, torch::kLong))));
+    CHECK(torch::equal(table.posteriors(torch::tensor({2, 2}, torch::kLong)),
+                       abilities(params_f64.index_select(0, torch::tensor({29, 29}, torch::kLong)))));
+  }
+}
