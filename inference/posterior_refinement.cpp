@@ -144,7 +144,7 @@ void apply_importance(Refinement& out, const models::ItemResponseModel& model, c
   out.pareto_k = smoothed.pareto_k;
   out.pareto_k_threshold = pareto_k_threshold(static_cast<int64_t>(log_ratios.size()));
   out.importance_ess = smoothed.effective_sample_size;
-  out.importance_reliable = smoothed.reliable();
+  out.importance_reliable = smoothed.reliable() && smoothed.effective_sample_size >= kFewestEffectiveDraws;
   out.posterior = amortized;
   out.method = "amortized";
   out.items = out.importance_reliable ? judge_items_jointly(amortized, smoothed) : judge_items(model, likelihood, amortized);
@@ -492,9 +492,13 @@ std::optional<std::string> Refinement::warning() const {
                   format_number(100.0 * items->worst_level, 3) + "% intervals would cover " + format_number(100.0 * items->largest_coverage_loss, 3) +
                   " points less than stated under its exact conditional posterior (at most " +
                   format_number(100.0 * kMostItemCoverageLoss, 3) + ")";
-    return "the amortized posterior is far from the exact one on these data (Pareto k-hat " + format_number(pareto_k, 3) +
-           " >= " + format_number(pareto_k_threshold, 3) + ", the threshold at " +
-           std::to_string(posterior.draws.size(1)) + " draws" + item_part +
+    const std::string weights_part =
+        pareto_k < pareto_k_threshold
+            ? "importance ESS " + format_number(importance_ess, 3) + " < " + format_number(kFewestEffectiveDraws, 3) +
+                  " of " + std::to_string(posterior.draws.size(1)) + " draws"
+            : "Pareto k-hat " + format_number(pareto_k, 3) + " >= " + format_number(pareto_k_threshold, 3) +
+                  ", the threshold at " + std::to_string(posterior.draws.size(1)) + " draws";
+    return "the amortized posterior is far from the exact one on these data (" + weights_part + item_part +
            ") and importance sampling cannot correct it. Fix: --refine mcmc (or auto)";
   }
   if (method == "mcmc" && (max_rhat > kMaxRhat || min_ess < kMinEss))
@@ -509,8 +513,11 @@ std::string Refinement::line() const {
   line << std::setprecision(3) << "refinement: ";
   if (!std::isnan(pareto_k))
     line << "Pareto k-hat " << pareto_k << " of the amortized posterior against the exact one (importance ESS "
-         << importance_ess << "; " << (importance_reliable ? "reliable, below " : "unreliable, not below ")
-         << pareto_k_threshold << "); ";
+         << importance_ess << "; "
+         << (importance_reliable                 ? "reliable, k-hat below " + format_number(pareto_k_threshold, 3)
+             : pareto_k < pareto_k_threshold ? "unreliable, ESS below " + format_number(kFewestEffectiveDraws, 3)
+                                             : "unreliable, k-hat not below " + format_number(pareto_k_threshold, 3))
+         << "); ";
   if (method == "mcmc")
     line << "exact posterior by MCMC: largest R-hat " << max_rhat << ", smallest ESS " << min_ess
          << ", acceptance " << acceptance << " (" << sampling_sweeps << " sampling sweeps a chain); ";

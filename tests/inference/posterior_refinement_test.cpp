@@ -461,10 +461,45 @@ TEST_CASE("Pareto smoothing: the k-hat threshold of S draws, stated in the refin
   refinement.importance_reliable = false;
   refinement.max_rhat = refinement.min_ess = refinement.acceptance = std::numeric_limits<double>::quiet_NaN();
   refinement.posterior.draws = torch::zeros({3, 100, 2});
-  CHECK_THAT(refinement.line(), Catch::Contains("Pareto k-hat 0.6 ") && Catch::Contains("unreliable, not below 0.5)"));
+  CHECK_THAT(refinement.line(), Catch::Contains("Pareto k-hat 0.6 ") && Catch::Contains("unreliable, k-hat not below 0.5)"));
   CHECK_THAT(refinement.line(), !Catch::Contains("0.7"));
   REQUIRE(refinement.warning());
   CHECK_THAT(*refinement.warning(), Catch::Contains("k-hat 0.6 >= 0.5, the threshold at 100 draws") &&
                                         !Catch::Contains("0.7"));
   CHECK(refinement.to_json()["pareto_k_threshold"] == 0.5);
+  // k-hat below its threshold but too few effective draws: that is what the line and the warning name.
+  refinement.pareto_k = 0.4;
+  CHECK_THAT(refinement.line(), Catch::Contains("(importance ESS 30; unreliable, ESS below 100)"));
+  REQUIRE(refinement.warning());
+  CHECK_THAT(*refinement.warning(), Catch::Contains("importance ESS 30 < 100 of 100 draws") && !Catch::Contains(">= 0.5"));
+}
+
+TEST_CASE("importance weights of k-hat below the threshold but an ESS under 100 are not reliable: the items are "
+          "judged alone",
+          "[trials][refinement]") {
+  // A Rasch test of 2 items and a normal proposal 0.8 posterior sd off in each, 150 draws: k-hat can pass
+  // while few draws carry the weight.
+  const auto spec = test::simulator_at({2, 2, 60, 60}, "rasch");
+  const auto model = models::make_item_response_model(spec);
+  const auto data = test::simulated_responses(spec, 2, 60, 21);
+  inference::RefinementOptions options;
+  options.method = "mcmc";
+  const auto chains = inference::refine_posterior(*model, data, prior_draws_of(*model, data, 1000, 9), options);
+  REQUIRE(chains.max_rhat < 1.05);
+  const auto [mean, sd] = moments(chains.posterior.draws);
+  options.method = "importance";
+  bool seen_low_ess = false;
+  for (uint64_t seed = 40; seed < 60 && !seen_low_ess; ++seed) {
+    const auto proposal = gaussian_proposal(mean + 0.8 * sd, sd.pow(2).unsqueeze(-1), 150, seed);
+    const auto refined = inference::refine_posterior(*model, data, proposal, options);
+    INFO("k-hat " << refined.pareto_k << " of threshold " << refined.pareto_k_threshold << ", ESS " << refined.importance_ess);
+    CHECK(refined.importance_reliable ==
+          (refined.pareto_k < refined.pareto_k_threshold && refined.importance_ess >= inference::kFewestEffectiveDraws));
+    if (refined.pareto_k < refined.pareto_k_threshold && refined.importance_ess < inference::kFewestEffectiveDraws) {
+      seen_low_ess = true;
+      CHECK(refined.method == "amortized");
+      CHECK(refined.items);  // judged alone
+    }
+  }
+  CHECK(seen_low_ess);
 }
