@@ -87,6 +87,19 @@ std::pair<torch::Tensor, torch::Tensor> moments(const torch::Tensor& draws) {
   return {d.mean(1), d.std(1)};
 }
 
+// The chains' posterior (mcmc from `starts` prior draws of seed `seed`), checked converged (R-hat < 1.05).
+inference::Refinement converged_chains(const models::ItemResponseModel& model, const inference::ResponseMatrix& data,
+                                       int64_t starts, uint64_t seed, int64_t warmup_sweeps = 500,
+                                       int64_t sampling_sweeps = 1500) {
+  inference::RefinementOptions options;
+  options.method = "mcmc";
+  options.warmup_sweeps = warmup_sweeps;
+  options.sampling_sweeps = sampling_sweeps;
+  auto chains = inference::refine_posterior(model, data, prior_draws_of(model, data, starts, seed), options);
+  REQUIRE(chains.max_rhat < 1.05);
+  return chains;
+}
+
 }  // namespace
 
 TEST_CASE("the marginal likelihood equals a fine quadrature of every person's ability integral",
@@ -360,14 +373,10 @@ TEST_CASE("many items each right: the joint weights fail, every item judged alon
   const auto spec = test::simulator_at({20, 20, 150, 150}, "rasch");
   const auto model = models::make_item_response_model(spec);
   const auto data = test::simulated_responses(spec, 20, 150, 31);
-  inference::RefinementOptions options;
-  options.method = "mcmc";
-  options.warmup_sweeps = 200;
-  options.sampling_sweeps = 400;
-  const auto chains = inference::refine_posterior(*model, data, prior_draws_of(*model, data, 200, 33), options);
-  REQUIRE(chains.max_rhat < 1.05);
+  const auto chains = converged_chains(*model, data, 200, 33, 200, 400);
   const auto [mean, sd] = moments(chains.posterior.draws);
 
+  inference::RefinementOptions options;
   options.method = "auto";
   const auto right = gaussian_proposal(mean, sd.pow(2).unsqueeze(-1), 200, 37);
   const auto judged = inference::refine_posterior(*model, data, right, options);
@@ -482,11 +491,8 @@ TEST_CASE("importance weights of k-hat below the threshold but an ESS under 100 
   const auto spec = test::simulator_at({2, 2, 60, 60}, "rasch");
   const auto model = models::make_item_response_model(spec);
   const auto data = test::simulated_responses(spec, 2, 60, 21);
+  const auto [mean, sd] = moments(converged_chains(*model, data, 1000, 9).posterior.draws);
   inference::RefinementOptions options;
-  options.method = "mcmc";
-  const auto chains = inference::refine_posterior(*model, data, prior_draws_of(*model, data, 1000, 9), options);
-  REQUIRE(chains.max_rhat < 1.05);
-  const auto [mean, sd] = moments(chains.posterior.draws);
   options.method = "importance";
   bool seen_low_ess = false;
   for (uint64_t seed = 40; seed < 60 && !seen_low_ess; ++seed) {
