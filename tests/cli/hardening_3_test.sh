@@ -129,7 +129,7 @@ expect_user_error "COMPLETE trial misses its constraints (val_nll <= -1000), so 
 # Item 13: the k-hat threshold printed is the one used: 0.5 at 100 draws.
 "$BFHPO" infer "$M" --data "$WORK/d.csv" --draws 100 --refine importance --check-replications 0 > /dev/null \
   2> "$WORK/err" || fail "infer --refine importance: $(tail -3 "$WORK/err")"
-grep -qE "^refinement: Pareto k-hat .*; (reliable, below|unreliable, not below) 0.5\)" "$WORK/err" ||
+grep -qE "^refinement: Pareto k-hat .*; (reliable, k-hat below|unreliable, k-hat not below) 0.5\)" "$WORK/err" ||
   fail "the refinement line lacks the threshold 0.5: $(cat "$WORK/err")"
 grep -q "0\.7" "$WORK/err" && fail "the refinement speaks of 0.7 at 100 draws: $(cat "$WORK/err")"
 
