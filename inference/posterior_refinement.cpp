@@ -48,7 +48,7 @@ torch::Tensor log_target(const models::ItemResponseModel& model, const torch::Te
 torch::Tensor joint_draws(const PosteriorDraws& draws) { return draws.draws.to(torch::kFloat64).transpose(0, 1); }
 
 // The Monte Carlo standard errors a reweighted mean or sd may move before it counts as evidence, when `parameters`
-// are judged at once: the two-sided 5% normal quantile of the family (Bonferroni), 2.8 for 10, 3.5 for 200. At a
+// are judged at once: the two-sided 5% normal quantile of the family (Bonferroni), 2.8 for 10, 3.7 for 200. At a
 // single parameter's 2, one of a data set's 40 parameters moved by noise alone in most data sets.
 double monte_carlo_allowance(int64_t parameters) {
   const double tail = 0.05 / static_cast<double>(std::max<int64_t>(parameters, 1));

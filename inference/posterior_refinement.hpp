@@ -38,7 +38,7 @@
 //               moved towards the amortized one by z Monte Carlo standard
 //               errors, from the weights' effective sample size: noise is
 //               not evidence; z is the two-sided 5% quantile over the data
-//               set's J x D parameters judged at once, Bonferroni: 3.0 for
+//               set's J x D parameters judged at once, Bonferroni: 3.2 for
 //               40), no item parameter's amortized central 50, 80
 //               or 95% interval would cover more than kMostItemCoverageLoss
 //               less than it states (issue 40's calibration target: within
