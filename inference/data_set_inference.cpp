@@ -42,15 +42,17 @@ DataSetInference infer_data_set(TrainedModel& model, const ResponseMatrix& data,
   if (options.prior)
     say("prior: the amortized draws come from the training prior (" + prior_text(model.config.simulator) +
         "); the exact-posterior step targets " + prior_text(target));
-  // The draws' grid posteriors, once for the importance step, the check and the person scores (when they fit).
+  std::optional<RefinementOptions> refinement = options.refinement;
+  if (refinement && refinement->method == "auto" && result.summary_space && result.summary_space->outside())
+    refinement->method = "mcmc";
+  // The draws' grid posteriors, once for the importance step, the check and the person scores (when they fit
+  // and no chains replace the draws first).
   std::optional<DrawAbilityTable> abilities;
-  if ((options.refinement || options.check || options.persons) &&
+  if ((refinement || options.check || options.persons) && !(refinement && refinement->method == "mcmc") &&
       DrawAbilityTable::fits(result.posterior.draws.size(1), data.responses.size(0)))
     abilities.emplace(GridAbilityPosterior(*item_model, data), result.posterior.draws);
-  if (options.refinement) {
-    auto refinement = *options.refinement;
-    if (refinement.method == "auto" && result.summary_space && result.summary_space->outside()) refinement.method = "mcmc";
-    auto refined = refine_posterior(*target_model, data, result.posterior, refinement, abilities ? &*abilities : nullptr);
+  if (refinement) {
+    auto refined = refine_posterior(*target_model, data, result.posterior, *refinement, abilities ? &*abilities : nullptr);
     if (refined.method == "importance" && abilities) abilities->select(refined.resampled);
     if (refined.method == "mcmc") abilities.reset();  // new draws
     say(refined.line());

@@ -26,6 +26,13 @@ GridAbilityPosterior::GridAbilityPosterior(const models::ItemResponseModel& mode
   log_grid_weight_ = (log_trapezoid - 0.5 * grid_ * grid_).to(torch::kFloat32);
 }
 
+std::vector<std::pair<int64_t, int64_t>> grid_chunks(int64_t sets, int64_t persons) {
+  const int64_t per_chunk = std::max<int64_t>(1, kGridTableElements / std::max<int64_t>(1, persons * kAbilityGridPoints));
+  std::vector<std::pair<int64_t, int64_t>> chunks;
+  for (int64_t start = 0; start < sets; start += per_chunk) chunks.emplace_back(start, std::min(per_chunk, sets - start));
+  return chunks;
+}
+
 torch::Tensor GridAbilityPosterior::log_joint(const torch::Tensor& params) const {
   torch::NoGradGuard no_grad;
   const int64_t sets = params.size(0), grid_points = grid_.size(0);
@@ -63,15 +70,13 @@ torch::Tensor marginal_from_integrals(const torch::Tensor& log_integral, int64_t
 }  // namespace
 
 torch::Tensor GridAbilityPosterior::log_marginal_likelihood(const torch::Tensor& params) const {
-  const int64_t sets = params.size(0);
-  const int64_t per_chunk = std::max<int64_t>(1, kGridTableElements / std::max<int64_t>(1, persons() * grid_.size(0)));
-  const int64_t chunks = (sets + per_chunk - 1) / per_chunk;
-  std::vector<torch::Tensor> parts(static_cast<size_t>(chunks));
-  trials::for_each_on_workers(chunks, [&](int64_t chunk) {
-    const int64_t start = chunk * per_chunk;
-    const auto log_joint_chunk = log_joint(params.narrow(0, start, std::min(per_chunk, sets - start)));
+  const auto chunks = grid_chunks(params.size(0), persons());
+  std::vector<torch::Tensor> parts(chunks.size());
+  trials::for_each_on_workers(static_cast<int64_t>(chunks.size()), [&](int64_t chunk) {
+    const auto [start, count] = chunks[static_cast<size_t>(chunk)];
     // Each person's integral in float32, their sum in float64.
-    parts[static_cast<size_t>(chunk)] = marginal_from_integrals(torch::logsumexp(log_joint_chunk, 2), persons());
+    parts[static_cast<size_t>(chunk)] =
+        marginal_from_integrals(torch::logsumexp(log_joint(params.narrow(0, start, count)), 2), persons());
   });
   return torch::cat(parts);
 }
@@ -88,10 +93,9 @@ DrawAbilityTable::DrawAbilityTable(const GridAbilityPosterior& abilities, const 
   posterior_ = torch::empty({sets, persons_, grid_points}, torch::kFloat32);
   log_integral_ = torch::empty({sets, persons_}, torch::kFloat32);
   rows_ = torch::arange(sets, torch::kLong);
-  const int64_t per_chunk = std::max<int64_t>(1, kGridTableElements / std::max<int64_t>(1, persons_ * grid_points));
-  const int64_t chunks = (sets + per_chunk - 1) / per_chunk;
-  trials::for_each_on_workers(chunks, [&](int64_t chunk) {
-    const int64_t start = chunk * per_chunk, count = std::min(per_chunk, sets - start);
+  const auto chunks = grid_chunks(sets, persons_);
+  trials::for_each_on_workers(static_cast<int64_t>(chunks.size()), [&](int64_t chunk) {
+    const auto [start, count] = chunks[static_cast<size_t>(chunk)];
     auto table = abilities.log_joint(params.narrow(0, start, count));
     log_integral_.narrow(0, start, count).copy_(GridAbilityPosterior::normalize(table));
     posterior_.narrow(0, start, count).copy_(table);

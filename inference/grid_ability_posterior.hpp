@@ -8,7 +8,8 @@
 // posterior draw of a data set at once, for those three stages together.
 //
 // In float32: every item and category and the grid's weights in one
-// product, [P, J K + 1] x [S, J K + 1, G], then a softmax along the grid.
+// product, [P, J K + 1] x [S, J K + 1, G], then exp(log joint - log
+// integral) along the grid.
 // A log likelihood of J answers carries a rounding error of about J x 6e-8
 // of its size, a few 1e-6 of a mass at 40 items (against the Monte Carlo
 // error of 200 item draws, ~1e-2 of a posterior sd, it is nothing), at half
@@ -20,7 +21,16 @@
 
 #include <torch/torch.h>
 
+#include <utility>
+#include <vector>
+
 namespace bfhpo::inference {
+
+// The sets [0, sets) in chunks {start, count} whose [count, persons, G]
+// float32 tables hold at most kGridTableElements, for the workers: the
+// chunks depend only on `sets` and `persons`, so what is added up in chunk
+// order is the same on any number of cores.
+std::vector<std::pair<int64_t, int64_t>> grid_chunks(int64_t sets, int64_t persons);
 
 class GridAbilityPosterior {
  public:

@@ -1,7 +1,7 @@
 #include "inference/person_scores.hpp"
 
 #include "inference/grid_ability_posterior.hpp"
-#include "inference/marginal_likelihood.hpp"
+#include "inference/ability_grid.hpp"
 #include "common/csv_field.hpp"
 #include "common/number_format.hpp"
 #include "models/simulators/seed_mix.hpp"
@@ -43,12 +43,11 @@ PersonScores score_persons(const models::ItemResponseModel& model, const Respons
   const GridAbilityPosterior abilities(model, data);
   const int64_t persons = abilities.persons();
   const int64_t sets = params.size(0);
-  const int64_t per_chunk = std::max<int64_t>(1, kGridTableElements / std::max<int64_t>(1, persons * kAbilityGridPoints));
   // Chunks of draws on the cores, their sums added in chunk order: the same mixture on any number of cores.
-  const int64_t chunks = (sets + per_chunk - 1) / per_chunk;
-  std::vector<torch::Tensor> chunk_sums(static_cast<size_t>(chunks));
-  trials::for_each_on_workers(chunks, [&](int64_t chunk) {
-    const int64_t start = chunk * per_chunk, count = std::min(per_chunk, sets - start);
+  const auto chunks = grid_chunks(sets, persons);
+  std::vector<torch::Tensor> chunk_sums(chunks.size());
+  trials::for_each_on_workers(static_cast<int64_t>(chunks.size()), [&](int64_t chunk) {
+    const auto [start, count] = chunks[static_cast<size_t>(chunk)];
     const auto posteriors = table ? table->posteriors(chosen.narrow(0, start, count)) : abilities(params.narrow(0, start, count));
     chunk_sums[static_cast<size_t>(chunk)] = posteriors.sum(0).to(torch::kFloat64);
   });

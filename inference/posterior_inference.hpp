@@ -85,8 +85,9 @@ struct PosteriorDraws {
 };
 
 // At most the memory, in MB, that infer_posterior and the CSV of its draws
-// hold at once, with the draws' grid posteriors (DrawAbilityTable, where it fits), for `persons` x `items` responses and `draws` draws per item
-// whose longest item name has `longest_item_name` bytes (an upper bound).
+// hold at once, with the draws' grid posteriors (DrawAbilityTable, where it
+// fits), for `persons` x `items` responses and `draws` draws per item whose
+// longest item name has `longest_item_name` bytes (an upper bound).
 double inference_memory_mb(const TrainedModel& model, int64_t persons, int64_t items, int64_t draws,
                            size_t longest_item_name);
 // infer's and init's memory budget when none is given: 0.9 of the machine's

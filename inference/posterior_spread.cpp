@@ -45,7 +45,7 @@ json PosteriorSpread::to_json(const std::vector<std::string>& parameter_names) c
 }
 
 torch::Tensor PosteriorSpread::scale_tensor(const torch::Tensor& like) const {
-  return torch::tensor(std::vector<double>(scales_.begin(), scales_.end()), torch::kFloat64).to(like.scalar_type());
+  return torch::tensor(scales_, torch::kFloat64).to(like.scalar_type());
 }
 
 torch::Tensor PosteriorSpread::apply(const torch::Tensor& draws, const torch::Tensor& center) const {
