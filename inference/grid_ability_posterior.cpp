@@ -47,15 +47,17 @@ torch::Tensor GridAbilityPosterior::log_joint(const torch::Tensor& params) const
   return torch::matmul(answered_one_hot_, with_weight.transpose(1, 2));  // [S, P, G]
 }
 
-torch::Tensor GridAbilityPosterior::normalize(torch::Tensor& log_joint) {
-  const auto log_integral = torch::logsumexp(log_joint, 2);
-  log_joint.sub_(log_integral.unsqueeze(2)).exp_();
-  return log_integral;
+torch::Tensor GridAbilityPosterior::normalize(const torch::Tensor& log_joint, torch::Tensor& posterior) {
+  const auto most = std::get<0>(log_joint.max(2, /*keepdim=*/true));
+  torch::sub_out(posterior, log_joint, most).exp_();
+  const auto sum = posterior.sum(2, /*keepdim=*/true);
+  posterior.div_(sum);
+  return (most + sum.log()).squeeze(2);
 }
 
 torch::Tensor GridAbilityPosterior::operator()(const torch::Tensor& params) const {
   auto table = log_joint(params);
-  normalize(table);
+  normalize(table, table);
   return table;
 }
 
@@ -96,9 +98,9 @@ DrawAbilityTable::DrawAbilityTable(const GridAbilityPosterior& abilities, const 
   const auto chunks = grid_chunks(sets, persons_);
   trials::for_each_on_workers(static_cast<int64_t>(chunks.size()), [&](int64_t chunk) {
     const auto [start, count] = chunks[static_cast<size_t>(chunk)];
-    auto table = abilities.log_joint(params.narrow(0, start, count));
-    log_integral_.narrow(0, start, count).copy_(GridAbilityPosterior::normalize(table));
-    posterior_.narrow(0, start, count).copy_(table);
+    auto rows = posterior_.narrow(0, start, count);
+    log_integral_.narrow(0, start, count).copy_(
+        GridAbilityPosterior::normalize(abilities.log_joint(params.narrow(0, start, count)), rows));
   });
 }
 

@@ -52,8 +52,10 @@ class GridAbilityPosterior {
   friend class DrawAbilityTable;
   // log prior weight + log likelihood of every person at every grid point: [S, P, G] float32.
   torch::Tensor log_joint(const torch::Tensor& params) const;
-  // The posteriors of log_joint [S, P, G] in place, exp(log joint - log integral), and the log integrals [S, P].
-  static torch::Tensor normalize(torch::Tensor& log_joint);
+  // The posteriors of log_joint [S, P, G] into `posterior` (the same shape, contiguous; log_joint itself
+  // may be it): exp(log joint - max) / its sum over the grid, one exp a cell; returns the log integrals
+  // [S, P], max + log sum.
+  static torch::Tensor normalize(const torch::Tensor& log_joint, torch::Tensor& posterior);
 
   const models::ItemResponseModel& model_;
   torch::Tensor answered_one_hot_;  // [P, J K + 1] float32: 1 at the observed category, and a last column of 1s

@@ -14,7 +14,6 @@ MarginalLikelihood::MarginalLikelihood(const models::ItemResponseModel& model, c
   const auto options = torch::TensorOptions().dtype(torch::kFloat64);
   answered_one_hot_ = torch::one_hot(data.responses.to(torch::kLong), model.n_categories()).to(torch::kFloat64) *
                       data.mask.to(torch::kFloat64).unsqueeze(-1);
-  unanswered_ = 1.0 - data.mask.to(torch::kFloat64);
   const auto responses = data.responses.to(torch::kLong).contiguous();
   const auto answered = data.mask.to(torch::kBool).contiguous();
   const int64_t n_persons = responses.size(0), n_items = responses.size(1);
@@ -23,6 +22,15 @@ MarginalLikelihood::MarginalLikelihood(const models::ItemResponseModel& model, c
     for (int64_t j = 0; j < n_items; ++j)
       if (answered.data_ptr<bool>()[p * n_items + j])
         answer_of_[static_cast<size_t>(j * n_persons + p)] = responses.data_ptr<int64_t>()[p * n_items + j];
+  persons_by_answer_.resize(static_cast<size_t>(n_items));
+  for (int64_t j = 0; j < n_items; ++j) {
+    std::vector<std::vector<int64_t>> persons(static_cast<size_t>(model.n_categories()) + 1);
+    for (int64_t p = 0; p < n_persons; ++p) {
+      const int64_t answer = answer_of_[static_cast<size_t>(j * n_persons + p)];
+      persons[answer >= 0 ? static_cast<size_t>(answer) : persons.size() - 1].push_back(p);
+    }
+    for (const auto& group : persons) persons_by_answer_[static_cast<size_t>(j)].push_back(torch::tensor(group, torch::kLong));
+  }
   grid_ = torch::linspace(-kAbilityLimit, kAbilityLimit, kAbilityGridPoints, options);
   const double step = 2.0 * kAbilityLimit / static_cast<double>(kAbilityGridPoints - 1);
   log_trapezoid_ = torch::full({kAbilityGridPoints}, std::log(step), options);
@@ -85,16 +93,21 @@ torch::Tensor MarginalLikelihood::changed_item_log_likelihood(const PersonGridTa
   torch::NoGradGuard no_grad;
   if (table.scaled.size(0) != 1)
     throw std::logic_error("MarginalLikelihood::changed_item_log_likelihood: a table of one set");
-  const int64_t sets = to.size(0);
   const auto ratio = category_grid(to) / category_grid(from.unsqueeze(0)).clamp_min(1e-300);  // [S, K, G]
-  // Person p's new integral: sum_g scaled[p, g] w_g ratio[y_pj, g]; unchanged where p left the item out.
   const auto weighted_ratio = ratio * grid_weight_;
-  const auto by_category = torch::matmul(table.scaled[0], weighted_ratio.permute({2, 0, 1}).reshape({grid_points(), -1}))
-                               .reshape({persons(), sets, -1})
-                               .transpose(0, 1);  // [S, P, K]
-  const auto one_hot = answered_one_hot_.select(1, item);  // [P, K]
-  const auto marginal = (by_category * one_hot).sum(2) + table.marginal * unanswered_.select(1, item);
-  return (marginal.log() + table.log_scale).sum(1);
+  const auto& groups = persons_by_answer_[static_cast<size_t>(item)];
+  // The persons who left the item out keep their integral; every person keeps their scale.
+  const auto rows = table.scaled[0], marginal = table.marginal[0];
+  auto log_likelihood = torch::full({to.size(0)}, (table.log_scale[0].sum() +
+                                                   marginal.index_select(0, groups.back()).log().sum()).item<double>(),
+                                    torch::TensorOptions().dtype(torch::kFloat64));
+  // Person p answering k: sum_g scaled[p, g] w_g ratio[k, g], the persons of a category in one product.
+  for (size_t k = 0; k + 1 < groups.size(); ++k)
+    if (groups[k].numel() > 0)
+      log_likelihood += torch::matmul(rows.index_select(0, groups[k]), weighted_ratio.select(1, static_cast<int64_t>(k)).t())
+                            .log_()
+                            .sum(0);
+  return log_likelihood;
 }
 
 namespace {

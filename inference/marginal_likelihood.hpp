@@ -57,8 +57,8 @@ class MarginalLikelihood {
   static torch::Tensor log_likelihood(const PersonGridTable& table);
 
   // A table of one set, in which item `item` has params `from` [D]: log p(y | params) with the item at each
-  // of `to` [S, D] instead, [S] (an item's draws judged alone), reading the table once: one
-  // [P, G] x [G, S K] product. The table is left as it is.
+  // of `to` [S, D] instead, [S] (an item's draws judged alone), reading the table once: a [P_k, G] x
+  // [G, S] product for the P_k persons who answered category k, each k. The table is left as it is.
   torch::Tensor changed_item_log_likelihood(const PersonGridTable& table, int64_t item, const torch::Tensor& from,
                                             const torch::Tensor& to) const;
 
@@ -91,7 +91,7 @@ class MarginalLikelihood {
   const models::ItemResponseModel& model_;
   torch::Tensor answered_one_hot_;  // [P, J, K] float64: 1 at the observed category
   std::vector<int64_t> answer_of_;  // [J, P], item-major: the observed category, -1 where left out
-  torch::Tensor unanswered_;        // [P, J] float64: 1 where the person left the item out
+  std::vector<std::vector<torch::Tensor>> persons_by_answer_;  // [J][K + 1]: who answered k; last, who left it out
   torch::Tensor grid_;              // [G] abilities
   torch::Tensor log_trapezoid_;     // [G] log(step), the ends halved
   torch::Tensor log_grid_weight_;   // [G] log(step * N(theta_g; 0, 1)), trapezoid ends halved

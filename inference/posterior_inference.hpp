@@ -5,10 +5,10 @@
 // configuration and weights, as `export --best` names them). infer_posterior
 // draws n posterior draws of every item's parameters (the model's, e.g.
 // (log a_j, b_j) for the 2PL) on the CPU in eval mode, given the responses
-// and their mask (missing cells). The global generator is seeded with `seed`
-// right before the draws, so the same data, model and seed give the same
-// draws, and the model's TorchScript module (models/torchscript_module.hpp)
-// gives them too after torch.manual_seed(seed). The posterior lives where the
+// and their mask (missing cells). The draws come from a generator of their
+// own seeded with `seed`, so the same data, model and seed give the same
+// draws whatever runs beside them, and the model's TorchScript module
+// (models/torchscript_module.hpp) gives them too after torch.manual_seed(seed). The posterior lives where the
 // prior does, so a flow draw outside the prior's support (GRM thresholds out
 // of order: ItemResponseModel::log_prior is -inf) is dropped and the item's
 // next draws inside it are kept (the flow's density truncated to the

@@ -97,13 +97,23 @@ SummarySpaceReference simulate_reference(TrainedModel& model, int64_t persons, i
 
 }  // namespace
 
-const SummarySpaceReference& SummarySpaceReferences::get(TrainedModel& model, int64_t persons, int64_t items,
-                                                         double missing_share, uint64_t seed) {
+std::shared_ptr<const SummarySpaceReference> SummarySpaceReferences::get(TrainedModel& model, int64_t persons,
+                                                                         int64_t items, double missing_share,
+                                                                         uint64_t seed) {
+  const std::lock_guard<std::mutex> lock(mutex_);
   const auto key = std::make_tuple(persons, items, missing_share, seed);
   const auto found = references_.find(key);
   if (found != references_.end()) return found->second;
   if (references_.size() >= kKeptReferences) references_.clear();
-  return references_.emplace(key, simulate_reference(model, persons, items, missing_share, seed)).first->second;
+  return references_
+      .emplace(key, std::make_shared<const SummarySpaceReference>(
+                        simulate_reference(model, persons, items, missing_share, seed)))
+      .first->second;
+}
+
+size_t SummarySpaceReferences::size() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return references_.size();
 }
 
 SummarySpaceCheck summary_space_check(TrainedModel& model, const ResponseMatrix& data, uint64_t seed,
@@ -120,8 +130,8 @@ SummarySpaceCheck summary_space_check(TrainedModel& model, const ResponseMatrix&
     return check;
   }
   SummarySpaceReferences once;
-  const SummarySpaceReference& simulated =
-      (references ? *references : once).get(model, persons, items, check.missing_share, seed);
+  const auto reference = (references ? *references : once).get(model, persons, items, check.missing_share, seed);
+  const SummarySpaceReference& simulated = *reference;
   const auto observed =
       model.approximator->summary_network()->forward(data.responses.unsqueeze(0), data.mask.unsqueeze(0)).global[0];
   check.mmd2 = mmd2_to_reference(observed, simulated.reference, simulated.bandwidth);

@@ -39,6 +39,8 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -80,14 +82,17 @@ struct SummarySpaceReference {
 };
 
 // The references of one model, computed once a (persons, items, missing share, seed); the last 16 kept.
+// Safe to share between threads (data sets inferred side by side): one reference is computed at a time,
+// and a reference handed out stays valid while its holder keeps it, whatever the others drop.
 class SummarySpaceReferences {
  public:
-  const SummarySpaceReference& get(TrainedModel& model, int64_t persons, int64_t items, double missing_share,
-                                   uint64_t seed);
-  size_t size() const { return references_.size(); }
+  std::shared_ptr<const SummarySpaceReference> get(TrainedModel& model, int64_t persons, int64_t items,
+                                                   double missing_share, uint64_t seed);
+  size_t size() const;
 
  private:
-  std::map<std::tuple<int64_t, int64_t, double, uint64_t>, SummarySpaceReference> references_;
+  mutable std::mutex mutex_;
+  std::map<std::tuple<int64_t, int64_t, double, uint64_t>, std::shared_ptr<const SummarySpaceReference>> references_;
 };
 
 // `references`: where to keep and find the simulated side (none: computed for this call only).

@@ -56,8 +56,10 @@ torch::Tensor ContinuousApproximatorImpl::log_prob(const torch::Tensor& item_par
 }
 
 std::pair<torch::Tensor, torch::Tensor> ContinuousApproximatorImpl::sample(int64_t n, const torch::Tensor& responses,
-                                                                           const torch::Tensor& mask) {
-  const auto [theta, log_q] = flow_->sample(n, condition_rows(responses, mask));  // [B*J, n, D], [B*J, n]
+                                                                           const torch::Tensor& mask,
+                                                                           c10::optional<at::Generator> generator) {
+  const auto [theta, log_q] =
+      flow_->sample(n, condition_rows(responses, mask), std::move(generator));  // [B*J, n, D], [B*J, n]
   return {standardization_->inverse(theta).reshape({responses.size(0), responses.size(2), n, spec_.param_dim}),
           (log_q + standardization_->log_det_jacobian()).reshape({responses.size(0), responses.size(2), n})};
 }

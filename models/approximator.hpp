@@ -48,9 +48,10 @@ class ContinuousApproximatorImpl : public torch::nn::Module {
   torch::Tensor log_prob(const torch::Tensor& item_params, const torch::Tensor& responses,
                          const torch::Tensor& mask = {});
   // n posterior draws per item [B, J, n, D], and each draw's log q [B, J, n]
-  // from the same pass (log_prob's value for them, up to float rounding).
-  std::pair<torch::Tensor, torch::Tensor> sample(int64_t n, const torch::Tensor& responses,
-                                                 const torch::Tensor& mask = {});
+  // from the same pass (log_prob's value for them, up to float rounding),
+  // from `generator` (none: the global torch RNG).
+  std::pair<torch::Tensor, torch::Tensor> sample(int64_t n, const torch::Tensor& responses, const torch::Tensor& mask = {},
+                                                 c10::optional<at::Generator> generator = c10::nullopt);
 
   // For a batch whose loss is computed in parts along its data sets (trials/split_step.hpp). In training mode
   // update_standardization does what loss() does first: the running standardization's statistics updated from

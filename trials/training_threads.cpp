@@ -94,7 +94,17 @@ std::optional<int> openblas_threads() {
   return std::nullopt;
 }
 
+namespace {
+
+thread_local bool on_a_worker = false;
+
+}  // namespace
+
 void for_each_on_workers(int64_t tasks, const std::function<void(int64_t)>& work, int64_t max_workers) {
+  if (on_a_worker) {
+    for (int64_t task = 0; task < tasks; ++task) work(task);
+    return;
+  }
   const SingleThreadedKernels single_threaded;
   const int64_t workers = std::min<int64_t>(tasks, max_workers > 0 ? max_workers : available_cpus());
   std::vector<std::thread> threads;
@@ -103,6 +113,7 @@ void for_each_on_workers(int64_t tasks, const std::function<void(int64_t)>& work
     threads.emplace_back([&, w] {
       try {
         torch::NoGradGuard no_grad;
+        on_a_worker = true;
         for (int64_t task = w; task < tasks; task += workers) work(task);
       } catch (...) {
         errors[static_cast<size_t>(w)] = std::current_exception();

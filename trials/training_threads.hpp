@@ -66,7 +66,10 @@ class SingleThreadedKernels {
 // (max_workers 0: available_cpus(); task t on worker t mod workers) under
 // SingleThreadedKernels, with no gradient; the first error a worker threw is
 // rethrown once all joined. What each task computes must not depend on the
-// worker that runs it.
+// worker that runs it. Called from a task of another for_each_on_workers,
+// it runs its tasks one after another on that worker: the outer workers
+// already keep the cores busy (infer's data sets side by side, each data
+// set's stages inside).
 void for_each_on_workers(int64_t tasks, const std::function<void(int64_t)>& work, int64_t max_workers = 0);
 
 // OpenBLAS's thread count; none when the BLAS LibTorch calls is not OpenBLAS.

@@ -72,9 +72,10 @@ torch::Tensor CouplingFlowImpl::log_prob(const torch::Tensor& theta, const torch
   return base_log_prob(z) + log_det;
 }
 
-std::pair<torch::Tensor, torch::Tensor> CouplingFlowImpl::sample(int64_t n, const torch::Tensor& context) {
+std::pair<torch::Tensor, torch::Tensor> CouplingFlowImpl::sample(int64_t n, const torch::Tensor& context,
+                                                                 c10::optional<at::Generator> generator) {
   const int64_t rows = context.size(0);
-  auto z = torch::randn({rows * n, param_dim_}, context.options());
+  auto z = torch::randn({rows * n, param_dim_}, std::move(generator), context.options());
   auto [theta, log_det] = inverse_grouped(z, context, n);
   return {theta.reshape({rows, n, param_dim_}), (base_log_prob(z) - log_det).reshape({rows, n})};
 }

@@ -37,8 +37,9 @@ class CouplingFlowImpl : public torch::nn::Module {
   // [N, n] from the same pass (what log_prob gives the draws, up to float
   // rounding, at half the cost of sampling and then log_prob). Each row's
   // context enters each subnet's first layer once, not once a draw. Uses
-  // the global torch RNG.
-  std::pair<torch::Tensor, torch::Tensor> sample(int64_t n, const torch::Tensor& context);
+  // `generator`'s normals (none: the global torch RNG's).
+  std::pair<torch::Tensor, torch::Tensor> sample(int64_t n, const torch::Tensor& context,
+                                                 c10::optional<at::Generator> generator = c10::nullopt);
 
   int64_t param_dim() const { return param_dim_; }
   int64_t context_dim() const { return context_dim_; }
