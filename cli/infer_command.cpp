@@ -296,8 +296,12 @@ int run_infer(const VerbArgs& args) {
   // mapping of a data set's 48 MB ability table faulted in page by page cost 5 s of system time in 200 data sets.
   memory::install_cpu_memory_tracking();
   const auto text_of = [&](const char* option) { return args.count(option) ? args[option].as<std::string>() : ""; };
+  const std::string spread = args["spread-calibration"].as<std::string>();
+  if (spread != "on" && spread != "off")
+    throw UserError("bfhpo infer: --spread-calibration '" + spread + "' is unknown. Fix: use on or off");
   auto model = inference::load_trained_model(estimator_path(args, text_of("id-column"), text_of("group-column")),
                                              storage_override(args));
+  if (spread == "off") model.spread = inference::PosteriorSpread{};
   inference::DataSetSources sources(args["data"].as<std::vector<std::string>>(), text_of("id-column"),
                                     text_of("group-column"), inference::response_format(model));
   std::vector<std::filesystem::path> inputs = model.files;

@@ -124,6 +124,9 @@ void infer_options(po::options_description& options) {
       "refinement by mcmc: kept sweeps a chain, at most: the chains stop once every item parameter's R-hat <= 1.01 "
       "and ESS >= 400 (checked every 100 sweeps)")(
       "refine-all-sweeps", "refinement by mcmc: run every --refine-sweeps sweep, converged or not")(
+      "spread-calibration", po::value<std::string>()->default_value("on"),
+      "on: each parameter's draws scaled about their mean so that the flow's 80% intervals cover 80% on data sets "
+      "simulated at the data's shape (once a shape); off: the flow's own draws")(
       "persons-out", po::value<std::string>(),
       "write every person's ability posterior (mean = EAP, sd, 2.5/50/97.5%), integrated over the item draws, to this "
       "CSV file")(
@@ -210,7 +213,7 @@ const std::vector<Verb>& verbs() {
        " [--format csv|json] [--out F] [--draws-out F] [--persons-out F [--plausible-values M]] [--datasets-out F]"
        " [--id-column NAME] [--check-replications R] [--check-alpha A] [--check-out F]"
        " [--refine off|auto|importance|mcmc] [--refine-chains C] [--refine-warmup W] [--refine-sweeps S] [--refine-all-sweeps]"
-       " [--prior NAME=normal(M, SD)|PRIORS.json]... [--storage URL]",
+       " [--spread-calibration on|off] [--prior NAME=normal(M, SD)|PRIORS.json]... [--storage URL]",
        Side::Training, infer_options, true, "model"},
       {"init", "write a training study sized to a response file: ranges, categories, missing share, training length",
        "--data responses.csv --model rasch|2pl|3pl|grm [-o STUDY.json [--force]] [--fine-tune] [--id-column NAME]",

@@ -29,9 +29,9 @@ bool DataSetInference::needs_chains() const {
 }
 
 DataSetInference infer_data_set(TrainedModel& model, const ResponseMatrix& data, const InferenceOptions& options,
-                                const SayLine& say, SummarySpaceReferences* references) {
+                                const SayLine& say, SummarySpaceReferences* references, ShapeSpreads* spreads) {
   DataSetInference result;
-  result.posterior = infer_posterior(model, data, options.draws, options.seed);
+  result.posterior = infer_posterior(model, data, options.draws, options.seed, std::nullopt, spreads);
   for (const auto& warning : result.posterior.warnings) say("warning: " + warning);
   if (options.check) result.summary_space = summary_space_check(model, data, options.check->seed, references);
   const auto item_model = models::make_item_response_model(model.config.simulator);

@@ -20,6 +20,7 @@
 #include "inference/posterior_inference.hpp"
 #include "inference/posterior_predictive_check.hpp"
 #include "inference/posterior_refinement.hpp"
+#include "inference/spread_at_shape.hpp"
 #include "inference/summary_space_check.hpp"
 #include "models/simulators/simulator_spec.hpp"
 
@@ -66,9 +67,11 @@ struct DataSetInference {
 
 using SayLine = std::function<void(const std::string& line)>;
 
-// `references`: the summary-space check's simulated side, shared by the data sets of one run (none: this call's own).
+// `references` and `spreads`: the summary-space check's simulated side and the spread calibrations, shared
+// by the data sets of one run (none: this call's own).
 DataSetInference infer_data_set(TrainedModel& model, const ResponseMatrix& data, const InferenceOptions& options,
-                                const SayLine& say, SummarySpaceReferences* references = nullptr);
+                                const SayLine& say, SummarySpaceReferences* references = nullptr,
+                                ShapeSpreads* spreads = nullptr);
 
 // One line: how many items misfit against how many chance gives, where the data's summary lies.
 std::string model_check_line(const PredictiveCheck& predictive, const SummarySpaceCheck& summary_space);

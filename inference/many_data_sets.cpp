@@ -86,6 +86,7 @@ class Schedule {
 void infer_many(TrainedModel& model, DataSetSources& sources, const InferenceOptions& options, const OnDataSet& on_each,
                 int64_t at_once) {
   SummarySpaceReferences references;
+  ShapeSpreads spreads;
   const size_t workers =
       std::min(sources.size(), static_cast<size_t>(at_once > 0 ? at_once : trials::available_cpus()));
   Schedule schedule(sources.size(), workers, default_inference_budget().mb);
@@ -111,7 +112,7 @@ void infer_many(TrainedModel& model, DataSetSources& sources, const InferenceOpt
     try {
       outcome.result = infer_data_set(model, data, options, [&](const std::string& line) {
         if (line.rfind("warning: ", 0) == 0) warnings.push_back(line.substr(9));
-      }, &references);
+      }, &references, &spreads);
     } catch (const UserError& error) {
       schedule.release(need_mb);
       outcome.row = DataSetRow::failed(sources.name(index), error.what(), seconds());

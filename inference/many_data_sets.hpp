@@ -6,7 +6,8 @@
 // (a UserError: a category the model does not know, too large for memory)
 // gets a failed row saying why and the others go on. The lines
 // infer_data_set says are kept on the row as its warnings. Data sets of one
-// shape share the summary-space check's simulations (SummarySpaceReferences).
+// shape share the summary-space check's simulations (SummarySpaceReferences)
+// and the spread calibration's (ShapeSpreads).
 //
 // `at_once` data sets run side by side (0: one a core), each on one thread
 // (its stages' own workers run one after another inside it:

@@ -9,6 +9,7 @@
 #include "hpo/storage/postgres_url.hpp"
 #include "inference/ability_grid.hpp"
 #include "inference/grid_ability_posterior.hpp"
+#include "inference/spread_at_shape.hpp"
 #include "hpo/study.hpp"
 #include "hpo/study_report.hpp"
 #include "memory/estimate.hpp"
@@ -39,7 +40,6 @@ struct ModelFiles {
   std::filesystem::path weights;
   std::string source;
   std::vector<std::filesystem::path> read;  // the files the configuration came from
-  json diagnostics;                          // the trained network's validation diagnostics (null: none recorded)
 };
 
 ModelFiles train_output_files(const std::filesystem::path& dir) {
@@ -47,16 +47,7 @@ ModelFiles train_output_files(const std::filesystem::path& dir) {
   if (!std::filesystem::exists(config_file))
     throw UserError(dir.string() + ": no config.json in this folder. Fix: give a folder `bfhpo train` wrote, "
                                    "or a training study file");
-  ModelFiles files{read_config_file(config_file, "model configuration"), dir / "weights.pt", config_file.string(),
-                   {config_file}, nullptr};
-  // `bfhpo train` writes result.json beside config.json, its diagnostics last (a folder without one was cut off).
-  const auto result_file = dir / "result.json";
-  if (std::filesystem::exists(result_file)) {
-    const json result = read_config_file(result_file, "training result");
-    if (result.is_object() && result.contains("diagnostics")) files.diagnostics = result["diagnostics"];
-    files.read.push_back(result_file);
-  }
-  return files;
+  return {read_config_file(config_file, "model configuration"), dir / "weights.pt", config_file.string(), {config_file}};
 }
 
 ModelFiles best_trial_files(const std::filesystem::path& study_file, const std::optional<std::string>& storage) {
@@ -72,9 +63,7 @@ ModelFiles best_trial_files(const std::filesystem::path& study_file, const std::
                     ") saved no weights. Fix: run `bfhpo optimize` with this version, or `bfhpo train --params`");
   std::vector<std::filesystem::path> read{study_file};
   if (!hpo::is_postgres_url(spec.storage.string())) read.push_back(spec.storage);
-  const json& attrs = best["system_attrs"];
-  const json diagnostics = attrs.is_object() && attrs.contains("bfhpo:diagnostics") ? attrs["bfhpo:diagnostics"] : json();
-  return {best["config"], best["weights"].get<std::string>(), study_file.string(), read, diagnostics};
+  return {best["config"], best["weights"].get<std::string>(), study_file.string(), read};
 }
 
 double quantile(const std::vector<double>& sorted, double q) {
@@ -259,8 +248,6 @@ TrainedModel load_trained_model(const std::filesystem::path& model_dir_or_study,
   model.approximator = models::make_approximator(model.config.approximator);
   models::load_checked_weights(*model.approximator, model.weights, files.source);
   model.approximator->eval();
-  model.spread = PosteriorSpread::from_diagnostics(
-      files.diagnostics, models::make_item_response_model(model.config.simulator)->parameter_names());
   return model;
 }
 
@@ -332,7 +319,7 @@ void check_inference_memory(const TrainedModel& model, const ResponseMatrix& dat
 }
 
 PosteriorDraws infer_posterior(TrainedModel& model, const ResponseMatrix& data, int64_t n_draws, uint64_t seed,
-                               std::optional<double> memory_budget_mb) {
+                               std::optional<double> memory_budget_mb, ShapeSpreads* spreads) {
   if (n_draws < 2) throw UserError("bfhpo infer: --draws must be at least 2. Fix: give --draws 1000");
   check_inference_memory(model, data, n_draws, memory_budget_mb);
   PosteriorDraws out;
@@ -362,7 +349,17 @@ PosteriorDraws infer_posterior(TrainedModel& model, const ResponseMatrix& data, 
   // A generator of its own, seeded as torch::manual_seed(seed) seeds the global one: data sets inferred side
   // by side draw what each would alone.
   const auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);
-  out.spread = model.spread;
+  if (model.spread) {
+    out.spread = *model.spread;
+  } else {
+    // At the missing share to the percent: data sets a hair apart share one.
+    const int64_t persons = data.responses.size(0), items = data.responses.size(1);
+    const double missing = std::round(missing_share * 100.0) / 100.0;
+    ShapeSpreads once;
+    out.spread = *(spreads ? *spreads : once).get({persons, items, missing, static_cast<uint64_t>(n_draws)}, [&] {
+      return spread_at_shape(model, persons, items, missing, n_draws);
+    });
+  }
   const auto with_log_q = draws_in_support(*model.approximator, *item_model, responses, mask, n_draws,
                                            data.item_names, out.spread, out.spread_center, out.warnings, generator);
   const int64_t dim = with_log_q.size(2) - 1;

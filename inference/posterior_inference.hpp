@@ -14,12 +14,12 @@
 // next draws inside it are kept (the flow's density truncated to the
 // support); the TorchScript module returns the flow's draws unfiltered. Each
 // draw's log q(theta | responses) (the untruncated flow's) comes with it.
-// The flow's draws are first mapped by the estimator's spread calibration
+// The flow's draws are first mapped by the spread calibration
 // (inference/posterior_spread.hpp: each parameter's spread scaled about the
-// item's mean by its validation's z sd, read from result.json beside
-// config.json or from the best trial's diagnostics; none when neither
-// exists), and log q is the mapped density; the TorchScript module gives
-// the flow's own draws, unmapped.
+// item's mean by the z sd the flow shows on data sets simulated at the
+// data's shape, spread_at_shape.hpp; TrainedModel::spread when set), and
+// log q is the mapped density; the TorchScript module gives the flow's own
+// draws, unmapped.
 // A data set with more or fewer items or persons than the model trained on,
 // or a share of missing cells more than 5 points outside its trained rates,
 // is inferred all the same, with a warning naming the trained range.
@@ -36,6 +36,7 @@
 #include "models/approximator.hpp"
 #include "inference/posterior_spread.hpp"
 #include "inference/response_matrix.hpp"
+#include "inference/shape_cache.hpp"
 #include "trials/trial_config.hpp"
 
 #include <nlohmann/json.hpp>
@@ -53,7 +54,8 @@ struct TrainedModel {
   std::shared_ptr<models::ContinuousApproximatorImpl> approximator;  // eval mode, CPU, unchunked
   std::filesystem::path weights;
   std::vector<std::filesystem::path> files;  // every file it was read from: configuration, journal, weights
-  PosteriorSpread spread;                    // from its validation diagnostics
+  // The spread calibration infer applies; none: measured at each data set's shape (spread_at_shape.hpp).
+  std::optional<PosteriorSpread> spread;
 };
 
 // `storage_override`: the study's storage instead of its file's "storage" (the CLI's --storage).
@@ -104,9 +106,11 @@ MemoryBudget default_inference_budget();
 void check_inference_memory(const TrainedModel& model, const ResponseMatrix& data, int64_t n_draws,
                             std::optional<double> memory_budget_mb = std::nullopt);
 
-// check_inference_memory, then the draws.
+// check_inference_memory, then the draws. `spreads`: where to keep and find the spread calibration of the
+// data's shape (none: computed for this call only).
 PosteriorDraws infer_posterior(TrainedModel& model, const ResponseMatrix& data, int64_t n_draws, uint64_t seed,
-                               std::optional<double> memory_budget_mb = std::nullopt);
+                               std::optional<double> memory_budget_mb = std::nullopt,
+                               ShapeCache<PosteriorSpread>* spreads = nullptr);
 
 // log q(draws | data) under the amortized posterior `amortized` came from (its
 // spread calibration inverted), draws [J, n, D] float32: [J, n].

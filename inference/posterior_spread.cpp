@@ -7,31 +7,10 @@ namespace bfhpo::inference {
 
 using nlohmann::json;
 
-namespace {
-
-// The z sd a calibrated posterior shows when z is computed from n draws
-// (posterior_spread.hpp): sqrt((1 + 1/n)(n - 1)/(n - 3)).
-double z_sd_of_calibrated(double n) { return std::sqrt((1.0 + 1.0 / n) * (n - 1.0) / (n - 3.0)); }
-
-}  // namespace
-
-PosteriorSpread PosteriorSpread::from_diagnostics(const json& diagnostics,
-                                                  const std::vector<std::string>& parameter_names) {
-  constexpr double kFewestDraws = 4.0;
-  if (!diagnostics.is_object() || !diagnostics.contains("parameters") || !diagnostics["parameters"].is_array())
-    return {};
-  const json n_json = diagnostics.value("n_draws", json());
-  if (!n_json.is_number() || n_json.get<double>() < kFewestDraws) return {};
-  const double calibrated = z_sd_of_calibrated(n_json.get<double>());
-  std::vector<double> scales;
-  for (const auto& name : parameter_names) {
-    double scale = NAN;
-    for (const auto& parameter : diagnostics["parameters"])
-      if (parameter.is_object() && parameter.value("name", "") == name && parameter.contains("z_std") &&
-          parameter["z_std"].is_number())
-        scale = parameter["z_std"].get<double>() / calibrated;
+PosteriorSpread PosteriorSpread::from_scales(std::vector<double> scales) {
+  for (double& scale : scales) {
     if (!std::isfinite(scale) || scale <= 0.0) return {};
-    scales.push_back(std::abs(scale - 1.0) <= kSpreadResolution ? 1.0 : scale);
+    if (std::abs(scale - 1.0) <= kSpreadResolution) scale = 1.0;
   }
   if (std::all_of(scales.begin(), scales.end(), [](double s) { return s == 1.0; })) return {};
   return PosteriorSpread(std::move(scales));

@@ -53,7 +53,6 @@ double mmd2_to_reference(const torch::Tensor& x, const torch::Tensor& reference,
 
 namespace {
 
-constexpr size_t kKeptReferences = 16;
 // Cells of the simulated sets the summary network reads at once: a batch of them costs about what one set
 // does in the network's per-operation overhead (400 sets of 300 x 5 one at a time were 62% of a whole
 // `infer`), and its activations stay near 70 MB (64 hidden floats a cell, a few layers).
@@ -97,25 +96,6 @@ SummarySpaceReference simulate_reference(TrainedModel& model, int64_t persons, i
 
 }  // namespace
 
-std::shared_ptr<const SummarySpaceReference> SummarySpaceReferences::get(TrainedModel& model, int64_t persons,
-                                                                         int64_t items, double missing_share,
-                                                                         uint64_t seed) {
-  const std::lock_guard<std::mutex> lock(mutex_);
-  const auto key = std::make_tuple(persons, items, missing_share, seed);
-  const auto found = references_.find(key);
-  if (found != references_.end()) return found->second;
-  if (references_.size() >= kKeptReferences) references_.clear();
-  return references_
-      .emplace(key, std::make_shared<const SummarySpaceReference>(
-                        simulate_reference(model, persons, items, missing_share, seed)))
-      .first->second;
-}
-
-size_t SummarySpaceReferences::size() const {
-  const std::lock_guard<std::mutex> lock(mutex_);
-  return references_.size();
-}
-
 SummarySpaceCheck summary_space_check(TrainedModel& model, const ResponseMatrix& data, uint64_t seed,
                                       SummarySpaceReferences* references) {
   torch::NoGradGuard no_grad;
@@ -130,7 +110,9 @@ SummarySpaceCheck summary_space_check(TrainedModel& model, const ResponseMatrix&
     return check;
   }
   SummarySpaceReferences once;
-  const auto reference = (references ? *references : once).get(model, persons, items, check.missing_share, seed);
+  const auto reference = (references ? *references : once).get({persons, items, check.missing_share, seed}, [&] {
+    return simulate_reference(model, persons, items, check.missing_share, seed);
+  });
   const SummarySpaceReference& simulated = *reference;
   const auto observed =
       model.approximator->summary_network()->forward(data.responses.unsqueeze(0), data.mask.unsqueeze(0)).global[0];

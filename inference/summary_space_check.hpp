@@ -34,16 +34,13 @@
 
 #include "inference/posterior_inference.hpp"
 #include "inference/response_matrix.hpp"
+#include "inference/shape_cache.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
-#include <map>
-#include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <vector>
 
 namespace bfhpo::inference {
@@ -81,19 +78,8 @@ struct SummarySpaceReference {
   std::vector<double> null_mmd2;  // each held-out set's MMD^2 to the reference, sorted
 };
 
-// The references of one model, computed once a (persons, items, missing share, seed); the last 16 kept.
-// Safe to share between threads (data sets inferred side by side): one reference is computed at a time,
-// and a reference handed out stays valid while its holder keeps it, whatever the others drop.
-class SummarySpaceReferences {
- public:
-  std::shared_ptr<const SummarySpaceReference> get(TrainedModel& model, int64_t persons, int64_t items,
-                                                   double missing_share, uint64_t seed);
-  size_t size() const;
-
- private:
-  mutable std::mutex mutex_;
-  std::map<std::tuple<int64_t, int64_t, double, uint64_t>, std::shared_ptr<const SummarySpaceReference>> references_;
-};
+// The references of one model, computed once a (persons, items, missing share, seed).
+using SummarySpaceReferences = ShapeCache<SummarySpaceReference>;
 
 // `references`: where to keep and find the simulated side (none: computed for this call only).
 SummarySpaceCheck summary_space_check(TrainedModel& model, const ResponseMatrix& data, uint64_t seed,

@@ -27,6 +27,7 @@ TEST_CASE("infer_posterior: graded thresholds come out in order, as the prior al
   // 6 of its draws for 3 thresholds): every kept draw must be ordered anyway.
   const auto simulator = test::simulator_at({7, 7, 30, 30}, "grm", 4, 0.2);
   auto model = untrained_model(simulator);
+  model.spread = inference::PosteriorSpread{};  // the flow's own draws, unscaled
   const auto data = data_of(models::Simulator(simulator, 9, torch::kCPU).sample(1, 0));
   const auto posterior = inference::infer_posterior(model, data, 200, 11);
   REQUIRE(posterior.draws.sizes() == std::vector<int64_t>{7, 200, 4});
@@ -45,6 +46,7 @@ TEST_CASE("infer_posterior: a missing cell's value is never read; binary draws a
           "[posterior_inference]") {
   const auto simulator = test::simulator_at({6, 6, 40, 40}, "2pl", 2, 0.3);
   auto model = untrained_model(simulator);
+  model.spread = inference::PosteriorSpread{};  // the flow's own draws, unscaled
   auto data = data_of(models::Simulator(simulator, 4, torch::kCPU).sample(1, 0));
   REQUIRE(data.mask.min().item<float>() == 0.0f);
   const auto posterior = inference::infer_posterior(model, data, 50, 2);

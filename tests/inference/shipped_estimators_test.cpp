@@ -3,6 +3,7 @@
 #include "common/user_error.hpp"
 #include "inference/posterior_inference.hpp"
 #include "inference/shipped_estimators.hpp"
+#include "inference/spread_at_shape.hpp"
 #include "models/simulators/simulator.hpp"
 #include "tests/inference/untrained_model.hpp"
 #include "tests/models/tiny_spec.hpp"
@@ -21,14 +22,19 @@ TEST_CASE("every shipped estimator loads and is calibrated on a small batch from
     CHECK(model.config.simulator.to_json() == estimator.simulator.to_json());
     // 16 data sets at the middle of its ranges; each true item parameter's rank among 200 draws.
     const auto& r = estimator.simulator.ranges;
-    const models::Simulator simulator(estimator.simulator, 7, torch::kCPU);
+    auto spec = estimator.simulator;  // at the middle of its missing rates too: one spread calibration for all 16
+    spec.missing = {(spec.missing.low + spec.missing.high) / 2.0, (spec.missing.low + spec.missing.high) / 2.0};
+    const models::Simulator simulator(spec, 7, torch::kCPU);
+    inference::ShapeSpreads spreads;
     const auto batch = simulator.sample_shape(16, (r.min_items + r.max_items) / 2, (r.min_persons + r.max_persons) / 2, 0);
     int64_t inside[3] = {0, 0, 0}, intervals = 0;
     const double levels[3] = {0.5, 0.8, 0.95};
     for (int64_t k = 0; k < 16; ++k) {
       inference::ResponseMatrix data = test::data_of({batch.responses.narrow(0, k, 1), batch.mask.narrow(0, k, 1),
                                                       batch.item_params.narrow(0, k, 1), batch.abilities.narrow(0, k, 1)});
-      const auto draws = inference::infer_posterior(model, data, 200, 11 + static_cast<uint64_t>(k)).draws.to(torch::kFloat64);
+      const auto draws =
+          inference::infer_posterior(model, data, 200, 11 + static_cast<uint64_t>(k), std::nullopt, &spreads)
+              .draws.to(torch::kFloat64);
       const auto truth = batch.item_params[k].to(torch::kFloat64).unsqueeze(1);  // [J, 1, D]
       const auto rank = draws.lt(truth).to(torch::kFloat64).mean(1);            // [J, D] in [0, 1]
       for (int l = 0; l < 3; ++l) inside[l] += (rank - 0.5).abs().le(levels[l] / 2).sum().item<int64_t>();
