@@ -356,7 +356,8 @@ PosteriorDraws infer_posterior(TrainedModel& model, const ResponseMatrix& data, 
     const int64_t persons = data.responses.size(0), items = data.responses.size(1);
     const double missing = std::round(missing_share * 100.0) / 100.0;
     ShapeSpreads once;
-    out.spread = *(spreads ? *spreads : once).get({persons, items, missing, static_cast<uint64_t>(n_draws)}, [&] {
+    const auto calibration_draws = static_cast<uint64_t>(std::min(n_draws, kMostSpreadDraws));
+    out.spread = *(spreads ? *spreads : once).get({persons, items, missing, calibration_draws}, [&] {
       return spread_at_shape(model, persons, items, missing, n_draws);
     });
   }

@@ -22,8 +22,9 @@ constexpr uint64_t kSpreadSeed = 0x5B8EADULL;
 }  // namespace
 
 PosteriorSpread spread_at_shape(TrainedModel& model, int64_t persons, int64_t items, double missing_share,
-                                int64_t n_draws) {
+                                int64_t draws) {
   if (missing_share >= 1.0 || persons < 1 || items < 1) return {};
+  const int64_t n_draws = std::min(draws, kMostSpreadDraws);
   torch::NoGradGuard no_grad;
   models::SimulatorSpec spec = model.config.simulator;
   spec.missing = {missing_share, missing_share};
