@@ -39,7 +39,7 @@ struct ModelFiles {
   json config;
   std::filesystem::path weights;
   std::string source;
-  std::vector<std::filesystem::path> read;  // the files the configuration came from
+  std::vector<std::filesystem::path> read;  // the model's files: the configuration's, its training's record
 };
 
 ModelFiles train_output_files(const std::filesystem::path& dir) {
@@ -47,7 +47,11 @@ ModelFiles train_output_files(const std::filesystem::path& dir) {
   if (!std::filesystem::exists(config_file))
     throw UserError(dir.string() + ": no config.json in this folder. Fix: give a folder `bfhpo train` wrote, "
                                    "or a training study file");
-  return {read_config_file(config_file, "model configuration"), dir / "weights.pt", config_file.string(), {config_file}};
+  ModelFiles files{read_config_file(config_file, "model configuration"), dir / "weights.pt", config_file.string(),
+                   {config_file}};
+  // `bfhpo train` writes result.json beside config.json: the training's record, which no output may replace.
+  if (std::filesystem::exists(dir / "result.json")) files.read.push_back(dir / "result.json");
+  return files;
 }
 
 ModelFiles best_trial_files(const std::filesystem::path& study_file, const std::optional<std::string>& storage) {

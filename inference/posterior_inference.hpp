@@ -16,8 +16,9 @@
 // draw's log q(theta | responses) (the untruncated flow's) comes with it.
 // The flow's draws are first mapped by the spread calibration
 // (inference/posterior_spread.hpp: each parameter's spread scaled about the
-// item's mean by the z sd the flow shows on data sets simulated at the
-// data's shape, spread_at_shape.hpp; TrainedModel::spread when set), and
+// item's mean so that the flow's 80% intervals hold 80% of the truths of
+// data sets simulated at the data's shape, spread_at_shape.hpp;
+// TrainedModel::spread when set), and
 // log q is the mapped density; the TorchScript module gives the flow's own
 // draws, unmapped.
 // A data set with more or fewer items or persons than the model trained on,
@@ -53,7 +54,8 @@ struct TrainedModel {
   trials::TrialConfig config;
   std::shared_ptr<models::ContinuousApproximatorImpl> approximator;  // eval mode, CPU, unchunked
   std::filesystem::path weights;
-  std::vector<std::filesystem::path> files;  // every file it was read from: configuration, journal, weights
+  // Its files (configuration, training result, journal, weights): no output of infer replaces them.
+  std::vector<std::filesystem::path> files;
   // The spread calibration infer applies; none: measured at each data set's shape (spread_at_shape.hpp).
   std::optional<PosteriorSpread> spread;
 };

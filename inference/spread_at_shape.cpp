@@ -1,6 +1,5 @@
 #include "inference/spread_at_shape.hpp"
 
-
 #include "models/simulators/seed_mix.hpp"
 #include "models/simulators/simulator.hpp"
 #include "trials/training_threads.hpp"

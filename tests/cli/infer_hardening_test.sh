@@ -36,6 +36,8 @@ expect_user_error "--out $WORK/link.csv names an input" \
   "$BFHPO" infer "$WORK/model" --data "$WORK/data.csv" --draws 20 --out "$WORK/link.csv"
 expect_user_error "names an input, $WORK/model/weights.pt" \
   "$BFHPO" infer "$WORK/model" --data "$WORK/data.csv" --draws 20 --out "$WORK/model/weights.pt"
+expect_user_error "names an input, $WORK/model/result.json" \
+  "$BFHPO" infer "$WORK/model" --data "$WORK/data.csv" --draws 20 --out "$WORK/model/result.json"
 expect_user_error "--out and --draws-out name the same file" \
   "$BFHPO" infer "$WORK/model" --data "$WORK/data.csv" --draws 20 --out "$WORK/new.csv" --draws-out "$WORK/./new.csv"
 # Issue 39 item 7: files not yet written, named relative, with ./ or absolute, are one file.
