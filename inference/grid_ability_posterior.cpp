@@ -1,6 +1,7 @@
 #include "inference/grid_ability_posterior.hpp"
 
 #include "inference/ability_grid.hpp"
+#include "inference/grid_row_kernel.hpp"
 #include "inference/marginal_likelihood.hpp"
 #include "trials/training_threads.hpp"
 
@@ -9,21 +10,54 @@
 #include <vector>
 
 namespace bfhpo::inference {
+namespace {
+
+// The grid's rows as grid_row_posterior reads them: G rounded up to its padding.
+constexpr int64_t kPaddedGridPoints = (kAbilityGridPoints + kGridRowPadding - 1) / kGridRowPadding * kGridRowPadding;
+
+// `values` [..., G] float32 as a contiguous [..., kPaddedGridPoints] (zeros in the padding).
+torch::Tensor padded(const torch::Tensor& values) {
+  return torch::constant_pad_nd(values, {0, kPaddedGridPoints - kAbilityGridPoints}, 0.0).contiguous();
+}
+
+// Float32 storage of `elements` for a draw table: the calling thread's kept one when no table uses it, which
+// it then keeps for its next data set. A table of 200 draws x 500 persons is 48 MB, above glibc's largest
+// mmap threshold (32 MiB), so fresh storage is mapped and faulted in page by page every data set (~450
+// faults, 10-20 ms on a virtual machine, for a 30 ms table).
+torch::Tensor table_storage(int64_t elements) {
+  thread_local torch::Tensor kept;
+  if (kept.defined() && kept.storage().use_count() > 1) return torch::empty({elements}, torch::kFloat32);
+  if (!kept.defined() || kept.numel() < elements) {
+    kept = torch::Tensor();
+    kept = torch::empty({elements}, torch::kFloat32);
+  }
+  return kept.narrow(0, 0, elements);
+}
+
+}  // namespace
 
 GridAbilityPosterior::GridAbilityPosterior(const models::ItemResponseModel& model, const ResponseMatrix& data)
-    : model_(model) {
-  const int64_t persons = data.responses.size(0);
-  const auto one_hot = (torch::one_hot(data.responses.to(torch::kLong), model.n_categories()).to(torch::kFloat32) *
-                        data.mask.to(torch::kFloat32).unsqueeze(-1))
-                           .reshape({persons, -1});
-  answered_one_hot_ = torch::cat({one_hot, torch::ones({persons, 1})}, 1);
+    : model_(model), persons_(data.responses.size(0)) {
+  const int64_t items = data.responses.size(1);
   const auto options = torch::TensorOptions().dtype(torch::kFloat64);
   grid_ = torch::linspace(-kAbilityLimit, kAbilityLimit, kAbilityGridPoints, options);
   const double step = 2.0 * kAbilityLimit / static_cast<double>(kAbilityGridPoints - 1);
   auto log_trapezoid = torch::full({kAbilityGridPoints}, std::log(step), options);
   log_trapezoid[0] -= std::log(2.0);
   log_trapezoid[kAbilityGridPoints - 1] -= std::log(2.0);
-  log_grid_weight_ = (log_trapezoid - 0.5 * grid_ * grid_).to(torch::kFloat32);
+  log_grid_weight_ = padded((log_trapezoid - 0.5 * grid_ * grid_).to(torch::kFloat32));
+  const auto categories = data.responses.to(torch::kLong).contiguous();
+  const auto answered = data.mask.to(torch::kFloat32).contiguous();
+  const int64_t* category = categories.data_ptr<int64_t>();
+  const float* mask = answered.data_ptr<float>();
+  const int64_t n_categories = model.n_categories();
+  person_start_.push_back(0);
+  for (int64_t p = 0; p < persons_; ++p) {
+    for (int64_t j = 0; j < items; ++j)
+      if (mask[p * items + j] > 0.0f)
+        answered_rows_.push_back((j * n_categories + category[p * items + j]) * kPaddedGridPoints);
+    person_start_.push_back(static_cast<int64_t>(answered_rows_.size()));
+  }
 }
 
 std::vector<std::pair<int64_t, int64_t>> grid_chunks(int64_t sets, int64_t persons) {
@@ -33,31 +67,38 @@ std::vector<std::pair<int64_t, int64_t>> grid_chunks(int64_t sets, int64_t perso
   return chunks;
 }
 
-torch::Tensor GridAbilityPosterior::log_joint(const torch::Tensor& params) const {
+torch::Tensor GridAbilityPosterior::log_probabilities(const torch::Tensor& params) const {
   torch::NoGradGuard no_grad;
   const int64_t sets = params.size(0), grid_points = grid_.size(0);
   const auto on_grid = grid_.unsqueeze(0).expand({sets, grid_points});
-  const auto log_p = models::category_probabilities(model_, on_grid, params.to(torch::kFloat64))
-                         .clamp_min(1e-300)
-                         .log()
-                         .to(torch::kFloat32);  // [S, G, J, K]
-  // The grid's log weights ride in the product as one more "category" every person answered.
-  const auto with_weight =
-      torch::cat({log_p.reshape({sets, grid_points, -1}), log_grid_weight_.reshape({1, grid_points, 1}).expand({sets, grid_points, 1})}, 2);
-  return torch::matmul(answered_one_hot_, with_weight.transpose(1, 2));  // [S, P, G]
+  return padded(models::category_probabilities(model_, on_grid, params.to(torch::kFloat64))
+                    .clamp_min(1e-300)
+                    .log()
+                    .to(torch::kFloat32)
+                    .permute({0, 2, 3, 1}));  // [S, J, K, G padded]
 }
 
-torch::Tensor GridAbilityPosterior::normalize(const torch::Tensor& log_joint, torch::Tensor& posterior) {
-  const auto most = std::get<0>(log_joint.max(2, /*keepdim=*/true));
-  torch::sub_out(posterior, log_joint, most).exp_();
-  const auto sum = posterior.sum(2, /*keepdim=*/true);
-  posterior.div_(sum);
-  return (most + sum.log()).squeeze(2);
+void GridAbilityPosterior::posteriors_into(const torch::Tensor& params, float* posterior, float* log_integral) const {
+  const auto log_p = log_probabilities(params);
+  const int64_t set_size = log_p[0].numel(), grid_points = kAbilityGridPoints;
+  const float* weight = log_grid_weight_.data_ptr<float>();
+  std::vector<float> scratch(posterior ? 0 : static_cast<size_t>(grid_points));
+  for (int64_t s = 0; s < params.size(0); ++s) {
+    const float* set = log_p.data_ptr<float>() + s * set_size;
+    for (int64_t p = 0; p < persons_; ++p) {
+      const auto first = person_start_[static_cast<size_t>(p)];
+      float* row = posterior ? posterior + (s * persons_ + p) * grid_points : scratch.data();
+      log_integral[s * persons_ + p] =
+          grid_row_posterior(set, answered_rows_.data() + first, person_start_[static_cast<size_t>(p) + 1] - first,
+                             weight, grid_points, row);
+    }
+  }
 }
 
 torch::Tensor GridAbilityPosterior::operator()(const torch::Tensor& params) const {
-  auto table = log_joint(params);
-  normalize(table, table);
+  auto table = torch::empty({params.size(0), persons_, kAbilityGridPoints}, torch::kFloat32);
+  auto log_integral = torch::empty({params.size(0), persons_}, torch::kFloat32);
+  posteriors_into(params, table.data_ptr<float>(), log_integral.data_ptr<float>());
   return table;
 }
 
@@ -77,8 +118,9 @@ torch::Tensor GridAbilityPosterior::log_marginal_likelihood(const torch::Tensor&
   trials::for_each_on_workers(static_cast<int64_t>(chunks.size()), [&](int64_t chunk) {
     const auto [start, count] = chunks[static_cast<size_t>(chunk)];
     // Each person's integral in float32, their sum in float64.
-    parts[static_cast<size_t>(chunk)] =
-        marginal_from_integrals(torch::logsumexp(log_joint(params.narrow(0, start, count)), 2), persons());
+    auto log_integral = torch::empty({count, persons_}, torch::kFloat32);
+    posteriors_into(params.narrow(0, start, count), nullptr, log_integral.data_ptr<float>());
+    parts[static_cast<size_t>(chunk)] = marginal_from_integrals(log_integral, persons_);
   });
   return torch::cat(parts);
 }
@@ -92,15 +134,14 @@ DrawAbilityTable::DrawAbilityTable(const GridAbilityPosterior& abilities, const 
   torch::NoGradGuard no_grad;
   const auto params = draws.transpose(0, 1).to(torch::kFloat64);  // [S, J, D]
   const int64_t sets = params.size(0), grid_points = abilities.grid().size(0);
-  posterior_ = torch::empty({sets, persons_, grid_points}, torch::kFloat32);
+  posterior_ = table_storage(sets * persons_ * grid_points).view({sets, persons_, grid_points});
   log_integral_ = torch::empty({sets, persons_}, torch::kFloat32);
   rows_ = torch::arange(sets, torch::kLong);
   const auto chunks = grid_chunks(sets, persons_);
   trials::for_each_on_workers(static_cast<int64_t>(chunks.size()), [&](int64_t chunk) {
     const auto [start, count] = chunks[static_cast<size_t>(chunk)];
-    auto rows = posterior_.narrow(0, start, count);
-    log_integral_.narrow(0, start, count).copy_(
-        GridAbilityPosterior::normalize(abilities.log_joint(params.narrow(0, start, count)), rows));
+    abilities.posteriors_into(params.narrow(0, start, count), posterior_.data_ptr<float>() + start * persons_ * grid_points,
+                              log_integral_.data_ptr<float>() + start * persons_);
   });
 }
 

@@ -7,9 +7,10 @@
 // integral, the marginal likelihood. DrawAbilityTable holds it for every
 // posterior draw of a data set at once, for those three stages together.
 //
-// In float32: every item and category and the grid's weights in one
-// product, [P, J K + 1] x [S, J K + 1, G], then exp(log joint - log
-// integral) along the grid.
+// In float32: the log probabilities of every item's categories on the grid
+// once a set of item parameters, [J, K, G], then a person's row at a time
+// the sum of its answered cells' rows and exp(log joint - log integral)
+// along the grid, in the cache (grid_row_kernel.hpp).
 // A log likelihood of J answers carries a rounding error of about J x 6e-8
 // of its size, a few 1e-6 of a mass at 40 items (against the Monte Carlo
 // error of 200 item draws, ~1e-2 of a posterior sd, it is nothing), at half
@@ -44,21 +45,23 @@ class GridAbilityPosterior {
   // in chunks of sets whose tables hold at most kGridTableElements, on the workers.
   torch::Tensor log_marginal_likelihood(const torch::Tensor& params) const;
 
-  int64_t persons() const { return answered_one_hot_.size(0); }
+  int64_t persons() const { return persons_; }
   // The grid's abilities [G], float64.
   const torch::Tensor& grid() const { return grid_; }
 
  private:
   friend class DrawAbilityTable;
-  // log prior weight + log likelihood of every person at every grid point: [S, P, G] float32.
-  torch::Tensor log_joint(const torch::Tensor& params) const;
-  // The posteriors of log_joint [S, P, G] into `posterior` (the same shape, contiguous; log_joint itself
-  // may be it): exp(log joint - max) / its sum over the grid, one exp a cell; returns the log integrals
-  // [S, P], max + log sum.
-  static torch::Tensor normalize(const torch::Tensor& log_joint, torch::Tensor& posterior);
+  // log p(y = k | theta_g, params) [S, J, K, G] float32, contiguous.
+  torch::Tensor log_probabilities(const torch::Tensor& params) const;
+  // The posteriors of params [S, J, D] into `posterior` [S, P, G] (none: left out) and the log integrals
+  // into `log_integral` [S, P], both contiguous float32.
+  void posteriors_into(const torch::Tensor& params, float* posterior, float* log_integral) const;
 
   const models::ItemResponseModel& model_;
-  torch::Tensor answered_one_hot_;  // [P, J K + 1] float32: 1 at the observed category, and a last column of 1s
+  int64_t persons_ = 0;
+  // Person p's answered cells are answered_rows_[person_start_[p] .. person_start_[p + 1]): each the offset
+  // of its category's grid row in a set's [J, K, G] log probabilities.
+  std::vector<int64_t> person_start_, answered_rows_;
   torch::Tensor grid_;              // [G] float64
   torch::Tensor log_grid_weight_;   // [G] float32: log of the trapezoid weight times the N(0, 1) density
 };

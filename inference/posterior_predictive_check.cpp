@@ -1,6 +1,7 @@
 #include "inference/posterior_predictive_check.hpp"
 
 #include "common/csv_field.hpp"
+#include "common/float_lanes.hpp"
 #include "common/json_number.hpp"
 #include "common/number_format.hpp"
 #include "common/user_error.hpp"
@@ -27,43 +28,14 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kTieTolerance = 1e-9;
 // A sum of squared deviations of rest scores at most this is no variance (their rounding, far below it).
 constexpr double kNoVariance = 1e-12;
+// A pair's variance at most this is none (an item every person of the pair answered alike).
+constexpr double kNoPairVariance = 1e-12;
 
 double mean_of(const std::vector<double>& values) {
   if (values.empty()) return kNaN;
   double sum = 0.0;
   for (double v : values) sum += v;
   return sum / static_cast<double>(values.size());
-}
-
-// Per item, the sd of its correlations with each other item over the persons
-// who answered both (pairs with fewer than two such persons or no variance
-// left out; NaN with fewer than two pairs left): [R, J] from categories
-// [R, P, J] and mask [P, J], by pairwise sums. A correlation does not see
-// the categories' scale, so the sums are of the categories themselves:
-// integers, which float32 products add exactly while they stay below 2^24
-// (P (K - 1)^2 < 16.7 million), at twice float64's speed.
-torch::Tensor pair_correlation_sd(const torch::Tensor& categories, const torch::Tensor& mask) {
-  const auto m = mask.to(torch::kFloat32);
-  const auto y = categories.to(torch::kFloat32) * m;
-  const auto y_t = y.transpose(1, 2);
-  const auto n = m.t().matmul(m).to(torch::kFloat64);                          // [J, K]: persons who answered both
-  const auto sum_j = y_t.matmul(m).to(torch::kFloat64);                        // [R, J, K]: sum of y_j over them
-  const auto square_j = (y * y).transpose(1, 2).matmul(m).to(torch::kFloat64);
-  const auto cross = y_t.matmul(y).to(torch::kFloat64);
-  const auto mean_j = sum_j / n, mean_k = sum_j.transpose(1, 2) / n;
-  const auto covariance = cross / n - mean_j * mean_k;
-  const auto variance_j = square_j / n - mean_j * mean_j,
-             variance_k = square_j.transpose(1, 2) / n - mean_k * mean_k;
-  const auto items = mask.size(1);
-  const auto defined = n.ge(2.0) & variance_j.gt(1e-12) & variance_k.gt(1e-12) &
-                       ~torch::eye(items, torch::TensorOptions().dtype(torch::kBool));
-  const auto r = torch::where(defined, covariance / (variance_j * variance_k).clamp_min(1e-300).sqrt(),
-                              torch::zeros_like(covariance));
-  const auto count = defined.to(torch::kFloat64).sum(-1);
-  const auto mean = r.sum(-1) / count.clamp_min(1.0);
-  const auto centred = torch::where(defined, r - mean.unsqueeze(-1), torch::zeros_like(r));
-  const auto sd = (centred.pow(2).sum(-1) / (count - 1.0).clamp_min(1.0)).sqrt();
-  return torch::where(count.ge(2.0), sd, torch::full_like(sd, kNaN));
 }
 
 // Linear interpolation between order statistics of sorted, non-empty values.
@@ -107,13 +79,13 @@ struct RestScoreBins {
 };
 
 // Linear interpolation at q among n values counted into sorted bins (n > 0).
-double binned_quantile(const std::vector<int64_t>& counts, const std::vector<double>& value, int64_t n, double q) {
+double binned_quantile(const int64_t* counts, const std::vector<double>& value, int64_t n, double q) {
   const double position = q * static_cast<double>(n - 1);
   const auto below = static_cast<int64_t>(std::floor(position));
   const int64_t above = std::min(below + 1, n - 1);
   double at_below = 0.0, at_above = 0.0;
   int64_t seen = 0;
-  for (size_t b = 0; b < counts.size(); ++b) {
+  for (size_t b = 0; b < value.size(); ++b) {
     if (counts[b] == 0) continue;
     if (seen <= below && below < seen + counts[b]) at_below = value[b];
     if (seen <= above && above < seen + counts[b]) {
@@ -136,83 +108,141 @@ double selected_quantile(std::vector<double>& values, double q) {
   return at_below + (position - static_cast<double>(below)) * (at_above - at_below);
 }
 
-// item_statistics' statistics but pair_r_sd into out [R, S, J], matrix by
-// matrix and item by item: y [R, P, J] the categories (0 where missing), m
-// [P, J] the mask, both float64. Where RestScoreBins' bins are no more than
-// the persons, one pass over the persons counts each into its category and
-// its rest score's bin (with the bin's score sum), and everything else comes
-// from those counts: the correlation's centred sums bin by bin (a bin's
-// persons share one rest score) and category by category, the tertiles by
-// counting. Where the bins are more (many missing patterns of a long scale
-// with many categories), passes over the persons centre the sums and the
-// tertiles select among their rests (nth_element).
-void fill_item_statistics(const torch::Tensor& y, const torch::Tensor& m, int64_t n_categories, torch::Tensor& out) {
-  const int64_t sets = y.size(0), persons = y.size(1), items = y.size(2);
-  const auto y_c = y.contiguous(), m_c = m.contiguous();
-  const double* y_data = y_c.data_ptr<double>();
-  const double* m_data = m_c.data_ptr<double>();
-  auto stats = out.accessor<double, 3>();
-  const double top = static_cast<double>(n_categories - 1);
-  std::vector<int64_t> others(static_cast<size_t>(persons), 0);
-  for (int64_t p = 0; p < persons; ++p) {
-    double answered = 0.0;
-    for (int64_t j = 0; j < items; ++j) answered += m_data[p * items + j];
-    others[static_cast<size_t>(p)] = static_cast<int64_t>(answered) - 1;
-  }
-  std::vector<double> answered(static_cast<size_t>(items), 0.0);
-  for (int64_t p = 0; p < persons; ++p)
-    for (int64_t j = 0; j < items; ++j) answered[static_cast<size_t>(j)] += m_data[p * items + j];
-  const RestScoreBins bins(others, n_categories);
-  const bool counted = static_cast<int64_t>(bins.size()) <= persons;
-  std::vector<int64_t> total(static_cast<size_t>(persons)), category_count(static_cast<size_t>(n_categories)),
-      in_category_count(static_cast<size_t>(n_categories)), bin_count(bins.size()), bin_categories(bins.size());
-  std::vector<double> values;
-  values.reserve(static_cast<size_t>(persons));
-  const auto rest_of = [&](int64_t p, int64_t category) {
-    return static_cast<double>(total[static_cast<size_t>(p)] - category) /
-           (top * static_cast<double>(others[static_cast<size_t>(p)]));
-  };
-  for (int64_t r = 0; r < sets; ++r) {
-    const double* matrix = y_data + r * persons * items;
-    for (int64_t p = 0; p < persons; ++p) {
-      double sum = 0.0;
-      for (int64_t j = 0; j < items; ++j) sum += matrix[p * items + j];
-      total[static_cast<size_t>(p)] = static_cast<int64_t>(sum);
-    }
-    for (int64_t j = 0; j < items; ++j) {
-      std::fill(category_count.begin(), category_count.end(), 0);
-      std::fill(in_category_count.begin(), in_category_count.end(), 0);
-      if (counted) {
-        std::fill(bin_count.begin(), bin_count.end(), 0);
-        std::fill(bin_categories.begin(), bin_categories.end(), 0);
+// The statistics of matrices that share one mask (item_statistic_names'
+// order), a matrix at a time from its categories [P, J] (uint8, 0 where
+// missing), item by item. What depends on the mask alone is found once: each
+// person's other answered items, the rest scores' bins, the persons who
+// answered each pair of items.
+//
+// Where RestScoreBins' bins are no more than the persons, one pass over the
+// persons counts each into its category and its rest score's bin (with the
+// bin's score sum), and everything else comes from those counts: the
+// correlation's centred sums bin by bin (a bin's persons share one rest
+// score) and category by category, the tertiles by counting. Where the bins
+// are more (many missing patterns of a long scale with many categories),
+// passes over the persons centre the sums and the tertiles select among
+// their rests (nth_element).
+//
+// pair_r_sd from pairwise sums over the persons who answered both items. A
+// correlation does not see the categories' scale, so the sums are of the
+// categories themselves: integers, which float32 adds exactly while they
+// stay below 2^24 (P (K - 1)^2 < 16.7 million), in any order: dot
+// products of the items' columns, eight persons at a time.
+class MatrixStatistics {
+ public:
+  MatrixStatistics(const torch::Tensor& mask, int64_t n_categories)
+      : persons_(mask.size(0)),
+        items_(mask.size(1)),
+        n_categories_(n_categories),
+        padded_persons_((persons_ + kFloatLanes - 1) / kFloatLanes * kFloatLanes),
+        answered_(answered_of(mask)),
+        others_(others_of(answered_, persons_, items_)),
+        bins_(others_, n_categories),
+        counted_(static_cast<int64_t>(bins_.size()) <= persons_),
+        complete_(std::all_of(answered_.begin(), answered_.end(), [](float a) { return a > 0.0f; })) {
+    answered_count_.assign(static_cast<size_t>(items_), 0.0);
+    pair_count_.assign(static_cast<size_t>(items_ * items_), 0.0);
+    for (int64_t p = 0; p < persons_; ++p)
+      for (int64_t j = 0; j < items_; ++j) {
+        if (answered_[static_cast<size_t>(p * items_ + j)] == 0.0f) continue;
+        answered_count_[static_cast<size_t>(j)] += 1.0;
+        for (int64_t k = 0; k < items_; ++k)
+          pair_count_[static_cast<size_t>(j * items_ + k)] += answered_[static_cast<size_t>(p * items_ + k)];
       }
-      values.clear();
-      // Persons in the correlation and tertiles: those who answered item j and at least one other.
-      for (int64_t p = 0; p < persons; ++p) {
-        if (!(m_data[p * items + j] > 0.0)) continue;
-        const auto category = static_cast<int64_t>(matrix[p * items + j]);
-        ++category_count[static_cast<size_t>(category)];
-        const int64_t o = others[static_cast<size_t>(p)];
+    total_.resize(static_cast<size_t>(persons_));
+    category_count_.resize(static_cast<size_t>(items_ * n_categories));
+    in_category_count_.resize(static_cast<size_t>(items_ * n_categories));
+    bin_count_.resize(counted_ ? static_cast<size_t>(items_) * bins_.size() : 0);
+    bin_categories_.resize(bin_count_.size());
+    values_.reserve(static_cast<size_t>(persons_));
+    for (auto* sums : {&cross_, &sum_, &square_}) sums->resize(static_cast<size_t>(items_ * items_));
+    for (auto* columns : {&columns_, &square_columns_, &mask_columns_})
+      columns->assign(static_cast<size_t>(items_ * padded_persons_), 0.0f);
+    ones_.assign(static_cast<size_t>(padded_persons_), 0.0f);
+    std::fill(ones_.begin(), ones_.begin() + persons_, 1.0f);
+    for (int64_t p = 0; p < persons_; ++p)
+      for (int64_t j = 0; j < items_; ++j)
+        mask_columns_[static_cast<size_t>(j * padded_persons_ + p)] = answered_[static_cast<size_t>(p * items_ + j)];
+  }
+
+  // The statistics of `categories` [P, J] into `out` [S, J] (row-major).
+  void compute(const uint8_t* categories, double* out) {
+    item_and_rest(categories, out);
+    pair_correlation_sd(categories, out + (n_categories_ + 3) * items_);
+  }
+
+ private:
+  static std::vector<float> answered_of(const torch::Tensor& mask) {
+    const auto m = mask.to(torch::kFloat32).contiguous();
+    return std::vector<float>(m.data_ptr<float>(), m.data_ptr<float>() + m.numel());
+  }
+  static std::vector<int64_t> others_of(const std::vector<float>& answered, int64_t persons, int64_t items) {
+    std::vector<int64_t> others(static_cast<size_t>(persons), 0);
+    for (int64_t p = 0; p < persons; ++p) {
+      double count = 0.0;
+      for (int64_t j = 0; j < items; ++j) count += answered[static_cast<size_t>(p * items + j)];
+      others[static_cast<size_t>(p)] = static_cast<int64_t>(count) - 1;
+    }
+    return others;
+  }
+  bool answered(int64_t p, int64_t j) const { return answered_[static_cast<size_t>(p * items_ + j)] > 0.0f; }
+
+  // p0..p{K-1}, item_rest_r, low_mean and high_mean into out's rows 0..K+2.
+  void item_and_rest(const uint8_t* matrix, double* out) {
+    const int64_t persons = persons_, items = items_, n_categories = n_categories_;
+    const double top = static_cast<double>(n_categories - 1);
+    const auto stat = [&](int64_t s, int64_t j) -> double& { return out[s * items + j]; };
+    const auto rest_of = [&](int64_t p, int64_t category) {
+      return static_cast<double>(total_[static_cast<size_t>(p)] - category) /
+             (top * static_cast<double>(others_[static_cast<size_t>(p)]));
+    };
+    // One pass over the persons, a row at a time, counts every item's categories and (where the bins are
+    // counted) its rest scores' bins: persons in the correlation and tertiles are those who answered the
+    // item and at least one other.
+    const int64_t n_bins = counted_ ? static_cast<int64_t>(bins_.size()) : 0;
+    std::fill(category_count_.begin(), category_count_.end(), 0);
+    std::fill(in_category_count_.begin(), in_category_count_.end(), 0);
+    std::fill(bin_count_.begin(), bin_count_.end(), 0);
+    std::fill(bin_categories_.begin(), bin_categories_.end(), 0);
+    for (int64_t p = 0; p < persons; ++p) {
+      const uint8_t* row = matrix + p * items;
+      int64_t total = 0;
+      for (int64_t j = 0; j < items; ++j) total += row[j];
+      total_[static_cast<size_t>(p)] = total;
+      const int64_t o = others_[static_cast<size_t>(p)];
+      const int64_t* rank = counted_ && o >= 1 ? bins_.rank.data() + bins_.offset[static_cast<size_t>(o)] + total : nullptr;
+      for (int64_t j = 0; j < items; ++j) {
+        if (!answered(p, j)) continue;
+        const int64_t category = row[j];
+        ++category_count_[static_cast<size_t>(j * n_categories + category)];
         if (o < 1) continue;
-        ++in_category_count[static_cast<size_t>(category)];
-        if (counted) {
-          const auto bin = static_cast<size_t>(bins.rank[static_cast<size_t>(
-              bins.offset[static_cast<size_t>(o)] + total[static_cast<size_t>(p)] - category)]);
-          ++bin_count[bin];
-          bin_categories[bin] += category;
-        } else {
-          values.push_back(rest_of(p, category));
+        ++in_category_count_[static_cast<size_t>(j * n_categories + category)];
+        if (rank) {
+          const auto bin = static_cast<size_t>(j * n_bins + rank[-category]);
+          ++bin_count_[bin];
+          bin_categories_[bin] += category;
         }
       }
-      const double answered_j = answered[static_cast<size_t>(j)];
+    }
+    for (int64_t j = 0; j < items; ++j) {
+      const int64_t* category_count = category_count_.data() + j * n_categories;
+      const int64_t* in_category_count = in_category_count_.data() + j * n_categories;
+      const int64_t* bin_count = bin_count_.data() + j * n_bins;
+      const int64_t* bin_categories = bin_categories_.data() + j * n_bins;
+      if (!counted_) {
+        values_.clear();
+        for (int64_t p = 0; p < persons; ++p)
+          if (answered(p, j) && others_[static_cast<size_t>(p)] >= 1) values_.push_back(rest_of(p, matrix[p * items + j]));
+      }
+      const double answered_j = answered_count_[static_cast<size_t>(j)];
       int64_t n = 0, categories_in = 0;
       for (int64_t k = 0; k < n_categories; ++k) {
-        stats[r][k][j] = static_cast<double>(category_count[static_cast<size_t>(k)]) / answered_j;
-        n += in_category_count[static_cast<size_t>(k)];
-        categories_in += k * in_category_count[static_cast<size_t>(k)];
+        stat(k, j) = static_cast<double>(category_count[k]) / answered_j;
+        n += in_category_count[k];
+        categories_in += k * in_category_count[k];
       }
       if (n < 1) {
-        stats[r][n_categories][j] = stats[r][n_categories + 1][j] = stats[r][n_categories + 2][j] = kNaN;
+        stat(n_categories, j) = stat(n_categories + 1, j) = stat(n_categories + 2, j) = kNaN;
         continue;
       }
       // Pearson's r of score and rest score, from centred sums. The scores' in integers, exactly:
@@ -220,57 +250,57 @@ void fill_item_statistics(const torch::Tensor& y, const torch::Tensor& m, int64_
       const double in_count = static_cast<double>(n);
       const double score_mean = static_cast<double>(categories_in) / top / in_count;
       int64_t category_squares = 0;
-      for (int64_t k = 0; k < n_categories; ++k) category_squares += k * k * in_category_count[static_cast<size_t>(k)];
+      for (int64_t k = 0; k < n_categories; ++k) category_squares += k * k * in_category_count[k];
       const double sxx = static_cast<double>(n * category_squares - categories_in * categories_in) / (in_count * top * top);
       double sxy = 0.0, syy = 0.0;
       double lower = 0.0, upper = 0.0;
-      if (counted) {
+      if (counted_) {
         double rest_sum = 0.0;
-        for (size_t b = 0; b < bins.size(); ++b) rest_sum += static_cast<double>(bin_count[b]) * bins.value[b];
+        for (size_t b = 0; b < bins_.size(); ++b) rest_sum += static_cast<double>(bin_count[b]) * bins_.value[b];
         const double rest_mean = rest_sum / in_count;
-        for (size_t b = 0; b < bins.size(); ++b) {
+        for (size_t b = 0; b < bins_.size(); ++b) {
           if (bin_count[b] == 0) continue;
-          const double centred = bins.value[b] - rest_mean, count = static_cast<double>(bin_count[b]);
+          const double centred = bins_.value[b] - rest_mean, count = static_cast<double>(bin_count[b]);
           syy += count * centred * centred;
           sxy += centred * (static_cast<double>(bin_categories[b]) / top - count * score_mean);
         }
-        lower = binned_quantile(bin_count, bins.value, n, 1.0 / 3.0) - kTieTolerance;
-        upper = binned_quantile(bin_count, bins.value, n, 2.0 / 3.0) + kTieTolerance;
+        lower = binned_quantile(bin_count, bins_.value, n, 1.0 / 3.0) - kTieTolerance;
+        upper = binned_quantile(bin_count, bins_.value, n, 2.0 / 3.0) + kTieTolerance;
       } else {
         double rest_sum = 0.0;
-        for (double rest : values) rest_sum += rest;
+        for (double rest : values_) rest_sum += rest;
         const double rest_mean = rest_sum / in_count;
         for (int64_t p = 0; p < persons; ++p) {
-          if (!(m_data[p * items + j] > 0.0) || others[static_cast<size_t>(p)] < 1) continue;
-          const auto category = static_cast<int64_t>(matrix[p * items + j]);
+          if (!answered(p, j) || others_[static_cast<size_t>(p)] < 1) continue;
+          const int64_t category = matrix[p * items + j];
           const double rest = rest_of(p, category) - rest_mean;
           syy += rest * rest;
           sxy += (static_cast<double>(category) / top - score_mean) * rest;
         }
-        lower = selected_quantile(values, 1.0 / 3.0) - kTieTolerance;
-        upper = selected_quantile(values, 2.0 / 3.0) + kTieTolerance;
+        lower = selected_quantile(values_, 1.0 / 3.0) - kTieTolerance;
+        upper = selected_quantile(values_, 2.0 / 3.0) + kTieTolerance;
       }
       // Rest scores differ by at least 1 / (o (K - 1) o') where they differ: a sum of squares below
       // kNoVariance is equal rest scores' rounding.
-      stats[r][n_categories][j] = n >= 2 && sxx > 0.0 && syy > kNoVariance ? sxy / std::sqrt(sxx * syy) : kNaN;
+      stat(n_categories, j) = n >= 2 && sxx > 0.0 && syy > kNoVariance ? sxy / std::sqrt(sxx * syy) : kNaN;
 
       // Mean score below the rest score's lower tertile and above its upper one (ties within kTieTolerance
       // in neither group).
       int64_t low_categories = 0, low_count = 0, high_categories = 0, high_count = 0;
-      if (counted) {
-        for (size_t b = 0; b < bins.size(); ++b) {
-          if (bins.value[b] < lower) {
+      if (counted_) {
+        for (size_t b = 0; b < bins_.size(); ++b) {
+          if (bins_.value[b] < lower) {
             low_categories += bin_categories[b];
             low_count += bin_count[b];
-          } else if (bins.value[b] > upper) {
+          } else if (bins_.value[b] > upper) {
             high_categories += bin_categories[b];
             high_count += bin_count[b];
           }
         }
       } else {
         for (int64_t p = 0; p < persons; ++p) {
-          if (!(m_data[p * items + j] > 0.0) || others[static_cast<size_t>(p)] < 1) continue;
-          const auto category = static_cast<int64_t>(matrix[p * items + j]);
+          if (!answered(p, j) || others_[static_cast<size_t>(p)] < 1) continue;
+          const int64_t category = matrix[p * items + j];
           const double rest = rest_of(p, category);
           if (rest < lower) {
             low_categories += category;
@@ -281,41 +311,129 @@ void fill_item_statistics(const torch::Tensor& y, const torch::Tensor& m, int64_
           }
         }
       }
-      stats[r][n_categories + 1][j] = static_cast<double>(low_categories) / top / static_cast<double>(low_count);
-      stats[r][n_categories + 2][j] = static_cast<double>(high_categories) / top / static_cast<double>(high_count);
+      stat(n_categories + 1, j) = static_cast<double>(low_categories) / top / static_cast<double>(low_count);
+      stat(n_categories + 2, j) = static_cast<double>(high_categories) / top / static_cast<double>(high_count);
     }
   }
-}
 
-// Replicated matrices [R, P, J] (float64 categories, 0 where missing),
-// replication r from the item parameters draws[draw_of[r]] (draws [U, J, D],
-// each set's replications together in draw_of). A person's ability is a node
-// of the grid drawn from its conditional posterior there given that set
+  // pair_r_sd into `out` [J]: per item, the sd of its correlations with each other item over the persons
+  // who answered both (pairs with fewer than two such persons or no variance left out; NaN with fewer
+  // than two pairs left). Its sums are dot products of the items' columns.
+  void pair_correlation_sd(const uint8_t* matrix, double* out) {
+    const int64_t items = items_, lanes = padded_persons_ / kFloatLanes;
+    const auto column = [&](std::vector<float>& columns, int64_t j) { return columns.data() + j * padded_persons_; };
+    const auto dot = [&](const float* a, const float* b) { return dot_in_lanes(a, b, lanes); };
+    for (int64_t p = 0; p < persons_; ++p)
+      for (int64_t j = 0; j < items; ++j) column(columns_, j)[p] = matrix[p * items + j];
+    for (int64_t j = 0; j < items; ++j)
+      for (int64_t k = j; k < items; ++k)
+        cross_[static_cast<size_t>(j * items + k)] = cross_[static_cast<size_t>(k * items + j)] =
+            dot(column(columns_, j), column(columns_, k));
+    for (int64_t j = 0; j < items; ++j) {
+      if (complete_) {  // every person answered every item: item j's sums are over all of them, whatever k
+        const float sum = dot(column(columns_, j), ones_.data());
+        const float square = cross_[static_cast<size_t>(j * items + j)];
+        std::fill(sum_.begin() + j * items, sum_.begin() + (j + 1) * items, sum);
+        std::fill(square_.begin() + j * items, square_.begin() + (j + 1) * items, square);
+        continue;
+      }
+      float* squares = column(square_columns_, j);
+      const float* categories = column(columns_, j);
+      for (int64_t p = 0; p < persons_; ++p) squares[p] = categories[p] * categories[p];
+      for (int64_t k = 0; k < items; ++k) {
+        sum_[static_cast<size_t>(j * items + k)] = dot(categories, column(mask_columns_, k));
+        square_[static_cast<size_t>(j * items + k)] = dot(squares, column(mask_columns_, k));
+      }
+    }
+    std::vector<double> r;
+    r.reserve(static_cast<size_t>(items));
+    for (int64_t j = 0; j < items; ++j) {
+      r.clear();
+      for (int64_t k = 0; k < items; ++k) {
+        const auto jk = static_cast<size_t>(j * items + k), kj = static_cast<size_t>(k * items + j);
+        const double n = pair_count_[jk];
+        if (k == j || n < 2.0) continue;
+        const double mean_j = sum_[jk] / n, mean_k = sum_[kj] / n;
+        const double variance_j = square_[jk] / n - mean_j * mean_j, variance_k = square_[kj] / n - mean_k * mean_k;
+        if (!(variance_j > kNoPairVariance && variance_k > kNoPairVariance)) continue;
+        r.push_back((cross_[jk] / n - mean_j * mean_k) / std::sqrt(std::max(variance_j * variance_k, 1e-300)));
+      }
+      if (r.size() < 2) {
+        out[j] = kNaN;
+        continue;
+      }
+      double mean = 0.0;
+      for (double value : r) mean += value;
+      mean /= static_cast<double>(r.size());
+      double squares = 0.0;
+      for (double value : r) squares += (value - mean) * (value - mean);
+      out[j] = std::sqrt(squares / static_cast<double>(r.size() - 1));
+    }
+  }
+
+  int64_t persons_, items_, n_categories_;
+  int64_t padded_persons_;       // P rounded up to whole lanes: the columns' length (zeros beyond P)
+  std::vector<float> answered_;  // [P, J]: 1 where answered
+  std::vector<int64_t> others_;  // [P]: the other items each person answered
+  RestScoreBins bins_;
+  bool counted_;
+  bool complete_;  // no cell missing
+  std::vector<double> answered_count_;  // [J]
+  std::vector<double> pair_count_;      // [J, J]: the persons who answered both
+  std::vector<float> mask_columns_;     // [J, padded P]: the mask, an item's column contiguous
+  std::vector<float> ones_;             // [padded P]: 1 for each person
+  // Scratch, a matrix's: each person's total, and per item [J, K] its category counts (of all who answered
+  // it, and of those in the correlation) and [J, bins] its rest-score bins' counts and category sums.
+  std::vector<int64_t> total_, category_count_, in_category_count_, bin_count_, bin_categories_;
+  std::vector<double> values_;
+  std::vector<float> columns_, square_columns_;  // [J, padded P]: the categories and their squares
+  std::vector<float> cross_, sum_, square_;       // [J, J]: sums over the persons of y_j y_k, y_j m_k, y_j^2 m_k
+};
+
+// The statistics [R, S, J] of replicated matrices, replication r from the
+// item parameters draws[draw_of[r]] (draws [U, J, D], each set's
+// replications together in draw_of). A person's ability is a node of the
+// grid drawn from its conditional posterior there given that set
 // (`posteriors` [U, P, G], GridAbilityPosterior's of the sets, once a set
-// however many replications share it; changed here); a
-// response counts the categories whose exceedance probability at that node
-// lies above one uniform (tabled once a set: [U, G, J, K-1]). The uniforms
-// are the splitmix64 stream of `seed` (mix_seed's n-th value, 53 bits each).
-torch::Tensor replicate(const models::ItemResponseModel& model, const torch::Tensor& grid, torch::Tensor posteriors,
-                        const torch::Tensor& draws, const std::vector<int64_t>& draw_of, const torch::Tensor& mask,
-                        uint64_t seed) {
+// however many replications share it; changed here); a response counts the
+// categories whose exceedance probability at that node lies above one
+// uniform (tabled once a set: [U, G, J, K-1]). The uniforms are the
+// splitmix64 stream of `seed` (mix_seed's n-th value, 53 bits each): a
+// replication's ability, then its answered cells, a person at a time.
+torch::Tensor replicated_statistics(const models::ItemResponseModel& model, const torch::Tensor& grid,
+                                    torch::Tensor posteriors, const torch::Tensor& draws,
+                                    const std::vector<int64_t>& draw_of, const torch::Tensor& mask, uint64_t seed) {
   const int64_t sets = draws.size(0), persons = mask.size(0), items = mask.size(1);
   const int64_t thresholds = model.n_categories() - 1, grid_points = kAbilityGridPoints;
   const auto replications = static_cast<int64_t>(draw_of.size());
-  const auto options = torch::TensorOptions().dtype(torch::kFloat64);
   const auto on_grid = grid.unsqueeze(0).expand({sets, grid_points});
   const auto exceed = model.exceedance_probabilities(on_grid, draws.to(torch::kFloat64)).contiguous();  // [U, G, J, K-1]
   auto cumulative = posteriors.contiguous();  // [U, P, G]
   float* weight = cumulative.data_ptr<float>();
-  for (int64_t row = 0; row < sets * persons; ++row) {
+  // Each row's running sum, four rows side by side (each row's sum in its own order, as alone).
+  const int64_t rows = sets * persons;
+  int64_t row = 0;
+  for (; row + 4 <= rows; row += 4) {
+    float* a = weight + row * grid_points;
+    float *b = a + grid_points, *c = b + grid_points, *d = c + grid_points;
+    for (int64_t g = 1; g < grid_points; ++g) {
+      a[g] += a[g - 1];
+      b[g] += b[g - 1];
+      c[g] += c[g - 1];
+      d[g] += d[g - 1];
+    }
+  }
+  for (; row < rows; ++row) {
     float* node = weight + row * grid_points;
     for (int64_t g = 1; g < grid_points; ++g) node[g] += node[g - 1];
   }
+  MatrixStatistics statistics(mask, model.n_categories());
   const auto mask_c = mask.to(torch::kFloat32).contiguous();
   const float* answered = mask_c.data_ptr<float>();
   const double* exceed_data = exceed.data_ptr<double>();
-  auto out = torch::empty({replications, persons, items}, options);
-  double* y = out.data_ptr<double>();
+  const int64_t n_statistics = model.n_categories() + 4;
+  auto out = torch::empty({replications, n_statistics, items}, torch::TensorOptions().dtype(torch::kFloat64));
+  std::vector<uint8_t> matrix(static_cast<size_t>(persons * items));
   uint64_t drawn = 0;
   const auto uniform = [&] { return static_cast<double>(models::mix_seed(seed, drawn++) >> 11) * 0x1.0p-53; };
   for (int64_t r = 0; r < replications; ++r) {
@@ -326,18 +444,19 @@ torch::Tensor replicate(const models::ItemResponseModel& model, const torch::Ten
       const int64_t g = std::min<int64_t>(
           grid_points - 1, std::upper_bound(node, node + grid_points, at, [](double v, float c) { return v < c; }) - node);
       const double* curve = exceed_data + ((set * grid_points + g) * items) * thresholds;
-      double* row = y + (r * persons + p) * items;
+      uint8_t* categories = matrix.data() + p * items;
       for (int64_t j = 0; j < items; ++j) {
         if (!(answered[p * items + j] > 0.0f)) {
-          row[j] = 0.0;
+          categories[j] = 0;
           continue;
         }
         const double u = uniform();
         int64_t category = 0;
         for (int64_t k = 0; k < thresholds; ++k) category += u < curve[j * thresholds + k] ? 1 : 0;
-        row[j] = static_cast<double>(category);
+        categories[j] = static_cast<uint8_t>(category);
       }
     }
+    statistics.compute(matrix.data(), out[r].data_ptr<double>());
   }
   return out;
 }
@@ -376,11 +495,12 @@ std::vector<std::string> item_statistic_names(int64_t n_categories) {
 
 torch::Tensor item_statistics(const torch::Tensor& responses, const torch::Tensor& mask, int64_t n_categories) {
   if (responses.dim() == 2) return item_statistics(responses.unsqueeze(0), mask, n_categories).squeeze(0);
-  const auto m = mask.to(torch::kFloat64);
-  const auto y = responses.to(torch::kFloat64) * m;  // [R, P, J]
-  auto out = torch::empty({y.size(0), n_categories + 4, y.size(2)}, torch::TensorOptions().dtype(torch::kFloat64));
-  fill_item_statistics(y, m, n_categories, out);
-  out.select(1, n_categories + 3).copy_(pair_correlation_sd(y, m));
+  const auto categories = (responses.to(torch::kFloat64) * mask.to(torch::kFloat64)).to(torch::kUInt8).contiguous();
+  const int64_t matrices = categories.size(0), cells = categories.size(1) * categories.size(2);
+  auto out = torch::empty({matrices, n_categories + 4, categories.size(2)}, torch::TensorOptions().dtype(torch::kFloat64));
+  MatrixStatistics statistics(mask, n_categories);
+  for (int64_t r = 0; r < matrices; ++r)
+    statistics.compute(categories.data_ptr<uint8_t>() + r * cells, out[r].data_ptr<double>());
   return out;
 }
 
@@ -494,10 +614,9 @@ PredictiveCheck posterior_predictive_check(const models::ItemResponseModel& mode
     }
     const auto chosen_index = torch::tensor(chosen, torch::kLong);
     const auto params = posterior.draws.index_select(1, chosen_index).transpose(0, 1);
-    const auto y_rep = replicate(model, abilities.grid(), table ? table->posteriors(chosen_index) : abilities(params),
-                                 params, draw_of, data.mask,
-                                 models::mix_seed(options.seed, 0x50505043ULL + static_cast<uint64_t>(chunk)));
-    chunk_statistics[static_cast<size_t>(chunk)] = item_statistics(y_rep, data.mask, n_categories);
+    chunk_statistics[static_cast<size_t>(chunk)] = replicated_statistics(
+        model, abilities.grid(), table ? table->posteriors(chosen_index) : abilities(params), params, draw_of, data.mask,
+        models::mix_seed(options.seed, 0x50505043ULL + static_cast<uint64_t>(chunk)));
   };
   trials::for_each_on_workers(chunks, replicate_chunk);
   const auto replicated_tensor = torch::cat(chunk_statistics);  // [R, S, J]
