@@ -27,14 +27,14 @@ inline FloatLanes load_lanes(const float* from) {
 
 inline FloatLanes broadcast_lanes(float value) { return FloatLanes{} + value; }
 
-inline FloatLanes lanes_of_bits(IntLanes bits) {
+inline FloatLanes lanes_of_bits(const IntLanes& bits) {
   FloatLanes lanes;
   std::memcpy(&lanes, &bits, sizeof lanes);
   return lanes;
 }
 
 // The lanes' sum, in one fixed order: ((0 + 1) + (2 + 3)) + ((4 + 5) + (6 + 7)).
-inline float sum_of_lanes(FloatLanes lanes) {
+inline float sum_of_lanes(const FloatLanes& lanes) {
   return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
 }
 

@@ -17,9 +17,9 @@ constexpr int64_t kMostVectors = 64;
 
 // exp(x) = 2^n exp(r), n = round(x / ln 2), r = x - n ln 2 (ln 2 in two parts, so that n ln 2 is exact in
 // float32), exp(r) on |r| <= ln 2 / 2 by Cephes' minimax polynomial for expf; x below -87 as -87.
-inline FloatLanes exp_nonpositive(FloatLanes x) {
+inline FloatLanes exp_nonpositive(const FloatLanes& value) {
   const FloatLanes lowest = broadcast_lanes(-87.0f);
-  x = x < lowest ? lowest : x;
+  const FloatLanes x = value < lowest ? lowest : value;
   const float kRoundToInteger = 12582912.0f;  // 1.5 x 2^23: adding and subtracting it rounds to the nearest
   const FloatLanes n = (x * 1.44269504088896341f + kRoundToInteger) - kRoundToInteger;
   const FloatLanes r = (x - n * 0.693359375f) + n * 2.12194440e-4f;
