@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
       };
       inference::PosteriorDraws posterior;
       timed([&] { posterior = inference::infer_posterior(model, data, draws, 1, std::nullopt, &spreads); });
-      timed([&] { inference::summary_space_check(model, data, 1, &references); });
+      timed([&] { inference::summary_space_check(model, data, 1, &references, posterior.summary); });
       std::optional<inference::DrawAbilityTable> table;
       timed([&] { table.emplace(inference::GridAbilityPosterior(*item_model, data), posterior.draws); });
       timed([&] {

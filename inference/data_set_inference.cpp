@@ -33,7 +33,8 @@ DataSetInference infer_data_set(TrainedModel& model, const ResponseMatrix& data,
   DataSetInference result;
   result.posterior = infer_posterior(model, data, options.draws, options.seed, std::nullopt, spreads);
   for (const auto& warning : result.posterior.warnings) say("warning: " + warning);
-  if (options.check) result.summary_space = summary_space_check(model, data, options.check->seed, references);
+  if (options.check)
+    result.summary_space = summary_space_check(model, data, options.check->seed, references, result.posterior.summary);
   const auto item_model = models::make_item_response_model(model.config.simulator);
   auto target = model.config.simulator;  // the model the exact-posterior step targets: the user's prior
   if (options.prior) target.priors = *options.prior;

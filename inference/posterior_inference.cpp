@@ -183,16 +183,16 @@ constexpr int kMaxProposalRounds = 50;
 // the item keeps draws outside the support too, with a warning). The flow's
 // normals come from `generator`.
 torch::Tensor draws_in_support(models::ContinuousApproximatorImpl& approximator,
-                               const models::ItemResponseModel& model, const torch::Tensor& responses,
-                               const torch::Tensor& mask, int64_t n, const std::vector<std::string>& item_names,
+                               const models::ItemResponseModel& model, const models::SummaryOutput& summary,
+                               int64_t n, const std::vector<std::string>& item_names,
                                const PosteriorSpread& spread, torch::Tensor& center, std::vector<std::string>& warnings,
                                const at::Generator& generator) {
-  const int64_t n_items = responses.size(2);
+  const int64_t n_items = summary.item_context.size(1);
   std::vector<std::vector<torch::Tensor>> kept(static_cast<size_t>(n_items)), outside(static_cast<size_t>(n_items));
   std::vector<int64_t> count(static_cast<size_t>(n_items), 0);
   int64_t proposed = 0, accepted = 0;
   for (int round = 0; round < kMaxProposalRounds; ++round) {
-    const auto [flow_theta, flow_log_q] = approximator.sample(n, responses, mask, generator);
+    const auto [flow_theta, flow_log_q] = approximator.sample_given(n, summary, generator);
     if (round == 0) center = flow_theta[0].mean(1);
     const auto theta = spread.apply(flow_theta[0], center);
     const auto log_q = flow_log_q[0] - spread.log_scale_sum();
@@ -365,8 +365,11 @@ PosteriorDraws infer_posterior(TrainedModel& model, const ResponseMatrix& data, 
       return spread_at_shape(model, persons, items, missing, n_draws);
     });
   }
-  const auto with_log_q = draws_in_support(*model.approximator, *item_model, responses, mask, n_draws,
-                                           data.item_names, out.spread, out.spread_center, out.warnings, generator);
+  // The summary network once: every round of draws conditions on it, and the summary-space check reads it.
+  const auto summary = model.approximator->summarize(responses, mask);
+  out.summary = summary.global[0];
+  const auto with_log_q = draws_in_support(*model.approximator, *item_model, summary, n_draws, data.item_names,
+                                           out.spread, out.spread_center, out.warnings, generator);
   const int64_t dim = with_log_q.size(2) - 1;
   out.draws = with_log_q.narrow(2, 0, dim).contiguous();
   out.log_prob = with_log_q.select(2, dim).contiguous();  // the flow's own, from the pass that drew them

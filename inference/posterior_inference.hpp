@@ -75,6 +75,9 @@ struct PosteriorDraws {
   PosteriorSpread spread;        // the map from the flow's draws to these
   torch::Tensor spread_center;  // [J, D]: the point it scales about, the item's mean of the flow's first draws
   uint64_t seed = 0;
+  // The summary network's global summary of the data [summary_dim], from the pass the draws conditioned on
+  // (the summary-space check reads it); undefined for draws that did not come from the flow.
+  torch::Tensor summary;
   std::vector<std::string> warnings;
 
   // Per item: mean, sd and 2.5/50/97.5% quantiles (linear interpolation

@@ -97,7 +97,7 @@ SummarySpaceReference simulate_reference(TrainedModel& model, int64_t persons, i
 }  // namespace
 
 SummarySpaceCheck summary_space_check(TrainedModel& model, const ResponseMatrix& data, uint64_t seed,
-                                      SummarySpaceReferences* references) {
+                                      SummarySpaceReferences* references, const torch::Tensor& observed_summary) {
   torch::NoGradGuard no_grad;
   const int64_t persons = data.responses.size(0), items = data.responses.size(1);
   SummarySpaceCheck check;
@@ -115,7 +115,9 @@ SummarySpaceCheck summary_space_check(TrainedModel& model, const ResponseMatrix&
   });
   const SummarySpaceReference& simulated = *reference;
   const auto observed =
-      model.approximator->summary_network()->forward(data.responses.unsqueeze(0), data.mask.unsqueeze(0)).global[0];
+      observed_summary.defined()
+          ? observed_summary
+          : model.approximator->summary_network()->forward(data.responses.unsqueeze(0), data.mask.unsqueeze(0)).global[0];
   check.mmd2 = mmd2_to_reference(observed, simulated.reference, simulated.bandwidth);
   const auto& null_mmd2 = simulated.null_mmd2;
   const auto first_at_least = std::lower_bound(null_mmd2.begin(), null_mmd2.end(), check.mmd2);

@@ -81,8 +81,10 @@ struct SummarySpaceReference {
 // The references of one model, computed once a (persons, items, missing share, seed).
 using SummarySpaceReferences = ShapeCache<SummarySpaceReference>;
 
-// `references`: where to keep and find the simulated side (none: computed for this call only).
+// `references`: where to keep and find the simulated side (none: computed for this call only). `observed`:
+// the data's summary when the caller has it (PosteriorDraws::summary; undefined: computed here).
 SummarySpaceCheck summary_space_check(TrainedModel& model, const ResponseMatrix& data, uint64_t seed,
-                                      SummarySpaceReferences* references = nullptr);
+                                      SummarySpaceReferences* references = nullptr,
+                                      const torch::Tensor& observed = {});
 
 }  // namespace bfhpo::inference

@@ -58,10 +58,21 @@ torch::Tensor ContinuousApproximatorImpl::log_prob(const torch::Tensor& item_par
 std::pair<torch::Tensor, torch::Tensor> ContinuousApproximatorImpl::sample(int64_t n, const torch::Tensor& responses,
                                                                            const torch::Tensor& mask,
                                                                            c10::optional<at::Generator> generator) {
+  return sample_given(n, summarize(responses, mask), std::move(generator));
+}
+
+SummaryOutput ContinuousApproximatorImpl::summarize(const torch::Tensor& responses, const torch::Tensor& mask) {
+  return summary_->forward(responses, mask);
+}
+
+std::pair<torch::Tensor, torch::Tensor> ContinuousApproximatorImpl::sample_given(int64_t n, const SummaryOutput& summary,
+                                                                                 c10::optional<at::Generator> generator) {
+  const auto condition = summary.per_item_condition();  // [B, J, C]
+  const int64_t sets = condition.size(0), items = condition.size(1);
   const auto [theta, log_q] =
-      flow_->sample(n, condition_rows(responses, mask), std::move(generator));  // [B*J, n, D], [B*J, n]
-  return {standardization_->inverse(theta).reshape({responses.size(0), responses.size(2), n, spec_.param_dim}),
-          (log_q + standardization_->log_det_jacobian()).reshape({responses.size(0), responses.size(2), n})};
+      flow_->sample(n, condition.reshape({-1, condition.size(-1)}), std::move(generator));  // [B*J, n, D], [B*J, n]
+  return {standardization_->inverse(theta).reshape({sets, items, n, spec_.param_dim}),
+          (log_q + standardization_->log_det_jacobian()).reshape({sets, items, n})};
 }
 
 torch::Tensor ContinuousApproximatorImpl::original_space_nll(const torch::Tensor& flow_log_prob) {

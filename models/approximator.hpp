@@ -52,6 +52,11 @@ class ContinuousApproximatorImpl : public torch::nn::Module {
   // from `generator` (none: the global torch RNG).
   std::pair<torch::Tensor, torch::Tensor> sample(int64_t n, const torch::Tensor& responses, const torch::Tensor& mask = {},
                                                  c10::optional<at::Generator> generator = c10::nullopt);
+  // The summary network's output that sample() conditions on, for responses and mask [B, P, J]; and sample()
+  // given it (the same draws), for callers that draw again or read the summary too.
+  SummaryOutput summarize(const torch::Tensor& responses, const torch::Tensor& mask = {});
+  std::pair<torch::Tensor, torch::Tensor> sample_given(int64_t n, const SummaryOutput& summary,
+                                                       c10::optional<at::Generator> generator = c10::nullopt);
 
   // For a batch whose loss is computed in parts along its data sets (trials/split_step.hpp). In training mode
   // update_standardization does what loss() does first: the running standardization's statistics updated from

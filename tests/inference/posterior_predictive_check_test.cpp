@@ -303,6 +303,12 @@ TEST_CASE("summary_space_check: data sets of one shape share the simulated side,
     const auto data = test::data_of(simulator.sample(1, set));
     const auto shared = inference::summary_space_check(model, data, 4, &references);
     const auto alone = inference::summary_space_check(model, data, 4);
+    // The summary the amortized draws conditioned on, handed over: the check the network's own pass gives.
+    const auto posterior = inference::infer_posterior(model, data, 8, 1);
+    REQUIRE(posterior.summary.defined());
+    const auto handed = inference::summary_space_check(model, data, 4, &references, posterior.summary);
+    CHECK(handed.mmd2 == alone.mmd2);
+    CHECK(handed.p_value == alone.p_value);
     CHECK(shared.mmd2 == alone.mmd2);
     CHECK(shared.p_value == alone.p_value);
     CHECK(shared.percentile == alone.percentile);
