@@ -38,6 +38,9 @@ inline float sum_of_lanes(const FloatLanes& lanes) {
   return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
 }
 
+// How many of values[0..n) are at most `limit`, eight at a time (the AVX2 clone where the CPU has it).
+int64_t count_at_most(const float* values, int64_t n, float limit);
+
 // The dot product of a and b, `lanes` x 8 floats each, summed lane by lane and then by sum_of_lanes: the
 // AVX2 clone where the CPU has it (an SSE2 build spills the 32-byte sum to memory every step).
 float dot_in_lanes(const float* a, const float* b, int64_t lanes);

@@ -153,6 +153,10 @@ torch::Tensor DrawAbilityTable::posteriors(const torch::Tensor& indices) const {
   return posterior_.index_select(0, rows_.index_select(0, indices));
 }
 
+const float* DrawAbilityTable::draw_rows(int64_t draw) const {
+  return posterior_.data_ptr<float>() + rows_.data_ptr<int64_t>()[draw] * posterior_[0].numel();
+}
+
 void DrawAbilityTable::select(const torch::Tensor& rows) { rows_ = rows_.index_select(0, rows); }
 
 }  // namespace bfhpo::inference

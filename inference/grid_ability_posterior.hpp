@@ -86,6 +86,8 @@ class DrawAbilityTable {
   torch::Tensor log_marginal_likelihood() const;
   // The grid posteriors [n, P, G] float32 of the current draws `indices` [n] (a copy, the caller's to change).
   torch::Tensor posteriors(const torch::Tensor& indices) const;
+  // The grid posteriors [P, G] of current draw `draw`, in place (valid while the table lives and is not selected).
+  const float* draw_rows(int64_t draw) const;
   // The current draws become rows `rows` [n] of the table's (importance resampling: draw i is the old draw rows[i]).
   void select(const torch::Tensor& rows);
 

@@ -17,6 +17,8 @@
 #include <sstream>
 #include <utility>
 
+#pragma GCC diagnostic ignored "-Wpsabi"  // common/float_lanes.hpp says why
+
 namespace bfhpo::inference {
 namespace {
 
@@ -390,44 +392,54 @@ class MatrixStatistics {
   std::vector<float> cross_, sum_, square_;       // [J, J]: sums over the persons of y_j y_k, y_j m_k, y_j^2 m_k
 };
 
+// How many of the n non-decreasing `values` are at most `at` (std::upper_bound's place): a float c is at
+// most the double `at` exactly when it is at most the largest float not above `at`.
+int64_t count_at_most_double(const float* values, int64_t n, double at) {
+  float limit = static_cast<float>(at);
+  if (static_cast<double>(limit) > at) limit = std::nextafter(limit, -std::numeric_limits<float>::infinity());
+  return count_at_most(values, n, limit);
+}
+
 // The statistics [R, S, J] of replicated matrices, replication r from the
 // item parameters draws[draw_of[r]] (draws [U, J, D], each set's
 // replications together in draw_of). A person's ability is a node of the
 // grid drawn from its conditional posterior there given that set
-// (`posteriors` [U, P, G], GridAbilityPosterior's of the sets, once a set
-// however many replications share it; changed here); a response counts the
-// categories whose exceedance probability at that node lies above one
-// uniform (tabled once a set: [U, G, J, K-1]). The uniforms are the
-// splitmix64 stream of `seed` (mix_seed's n-th value, 53 bits each): a
+// (`set_rows[u]` [P, G], GridAbilityPosterior's rows of set u, summed into
+// running sums once a set however many replications share it); a response
+// counts the categories whose exceedance probability at that node lies
+// above one uniform (tabled once a set: [U, G, J, K-1]). The uniforms are
+// the splitmix64 stream of `seed` (mix_seed's n-th value, 53 bits each): a
 // replication's ability, then its answered cells, a person at a time.
 torch::Tensor replicated_statistics(const models::ItemResponseModel& model, const torch::Tensor& grid,
-                                    torch::Tensor posteriors, const torch::Tensor& draws,
-                                    const std::vector<int64_t>& draw_of, const torch::Tensor& mask, uint64_t seed) {
+                                    const std::vector<const float*>& set_rows, const torch::Tensor& draws,
+                                    const std::vector<int64_t>& draw_of, const MatrixStatistics& mask_statistics,
+                                    const torch::Tensor& mask, uint64_t seed) {
   const int64_t sets = draws.size(0), persons = mask.size(0), items = mask.size(1);
   const int64_t thresholds = model.n_categories() - 1, grid_points = kAbilityGridPoints;
   const auto replications = static_cast<int64_t>(draw_of.size());
   const auto on_grid = grid.unsqueeze(0).expand({sets, grid_points});
   const auto exceed = model.exceedance_probabilities(on_grid, draws.to(torch::kFloat64)).contiguous();  // [U, G, J, K-1]
-  auto cumulative = posteriors.contiguous();  // [U, P, G]
-  float* weight = cumulative.data_ptr<float>();
-  // Each row's running sum, four rows side by side (each row's sum in its own order, as alone).
-  const int64_t rows = sets * persons;
-  int64_t row = 0;
-  for (; row + 4 <= rows; row += 4) {
-    float* a = weight + row * grid_points;
-    float *b = a + grid_points, *c = b + grid_points, *d = c + grid_points;
-    for (int64_t g = 1; g < grid_points; ++g) {
-      a[g] += a[g - 1];
-      b[g] += b[g - 1];
-      c[g] += c[g - 1];
-      d[g] += d[g - 1];
+  // One set's running sums [P, G], four rows side by side (each row's sum in its own order, as alone).
+  std::vector<float> cumulative(static_cast<size_t>(persons * grid_points));
+  const auto sum_rows = [&](const float* rows) {
+    std::copy(rows, rows + persons * grid_points, cumulative.begin());
+    int64_t row = 0;
+    for (; row + 4 <= persons; row += 4) {
+      float* a = cumulative.data() + row * grid_points;
+      float *b = a + grid_points, *c = b + grid_points, *d = c + grid_points;
+      for (int64_t g = 1; g < grid_points; ++g) {
+        a[g] += a[g - 1];
+        b[g] += b[g - 1];
+        c[g] += c[g - 1];
+        d[g] += d[g - 1];
+      }
     }
-  }
-  for (; row < rows; ++row) {
-    float* node = weight + row * grid_points;
-    for (int64_t g = 1; g < grid_points; ++g) node[g] += node[g - 1];
-  }
-  MatrixStatistics statistics(mask, model.n_categories());
+    for (; row < persons; ++row) {
+      float* node = cumulative.data() + row * grid_points;
+      for (int64_t g = 1; g < grid_points; ++g) node[g] += node[g - 1];
+    }
+  };
+  MatrixStatistics statistics = mask_statistics;
   const auto mask_c = mask.to(torch::kFloat32).contiguous();
   const float* answered = mask_c.data_ptr<float>();
   const double* exceed_data = exceed.data_ptr<double>();
@@ -436,13 +448,17 @@ torch::Tensor replicated_statistics(const models::ItemResponseModel& model, cons
   std::vector<uint8_t> matrix(static_cast<size_t>(persons * items));
   uint64_t drawn = 0;
   const auto uniform = [&] { return static_cast<double>(models::mix_seed(seed, drawn++) >> 11) * 0x1.0p-53; };
+  int64_t summed = -1;  // the set whose running sums `cumulative` holds
   for (int64_t r = 0; r < replications; ++r) {
     const int64_t set = draw_of[static_cast<size_t>(r)];
+    if (set != summed) {
+      sum_rows(set_rows[static_cast<size_t>(set)]);
+      summed = set;
+    }
     for (int64_t p = 0; p < persons; ++p) {
-      const float* node = weight + (set * persons + p) * grid_points;
+      const float* node = cumulative.data() + p * grid_points;
       const double at = uniform() * static_cast<double>(node[grid_points - 1]);
-      const int64_t g = std::min<int64_t>(
-          grid_points - 1, std::upper_bound(node, node + grid_points, at, [](double v, float c) { return v < c; }) - node);
+      const int64_t g = std::min<int64_t>(grid_points - 1, count_at_most_double(node, grid_points, at));
       const double* curve = exceed_data + ((set * grid_points + g) * items) * thresholds;
       uint8_t* categories = matrix.data() + p * items;
       for (int64_t j = 0; j < items; ++j) {
@@ -594,6 +610,7 @@ PredictiveCheck posterior_predictive_check(const models::ItemResponseModel& mode
   torch::NoGradGuard no_grad;
   const auto observed_tensor = item_statistics(data.responses, data.mask, n_categories);
   const GridAbilityPosterior abilities(model, data);
+  const MatrixStatistics mask_statistics(data.mask, n_categories);  // its mask's part, copied by each chunk
   const int64_t n_draws = posterior.draws.size(1);
   // Replications simulated at once: their [R, P, G] ability table and [R, G, J, K-1] response curves each
   // within kGridTableElements. Each chunk has its own uniforms and the chunks share the cores (one BLAS
@@ -614,9 +631,15 @@ PredictiveCheck posterior_predictive_check(const models::ItemResponseModel& mode
     }
     const auto chosen_index = torch::tensor(chosen, torch::kLong);
     const auto params = posterior.draws.index_select(1, chosen_index).transpose(0, 1);
-    chunk_statistics[static_cast<size_t>(chunk)] = replicated_statistics(
-        model, abilities.grid(), table ? table->posteriors(chosen_index) : abilities(params), params, draw_of, data.mask,
-        models::mix_seed(options.seed, 0x50505043ULL + static_cast<uint64_t>(chunk)));
+    // The sets' grid posteriors: the table's rows where the caller holds them, else computed for the chunk.
+    const auto computed = table ? torch::Tensor() : abilities(params);
+    std::vector<const float*> set_rows;
+    for (size_t u = 0; u < chosen.size(); ++u)
+      set_rows.push_back(table ? table->draw_rows(chosen[u])
+                               : computed.data_ptr<float>() + static_cast<int64_t>(u) * computed[0].numel());
+    chunk_statistics[static_cast<size_t>(chunk)] =
+        replicated_statistics(model, abilities.grid(), set_rows, params, draw_of, mask_statistics, data.mask,
+                              models::mix_seed(options.seed, 0x50505043ULL + static_cast<uint64_t>(chunk)));
   };
   trials::for_each_on_workers(chunks, replicate_chunk);
   const auto replicated_tensor = torch::cat(chunk_statistics);  // [R, S, J]
