@@ -23,12 +23,12 @@ torch::Tensor padded(const torch::Tensor& values) {
 // Float32 storage of `elements` for a draw table: the calling thread's kept one when no table uses it, which
 // it then keeps for its next data set. A table of 200 draws x 500 persons is 48 MB, above glibc's largest
 // mmap threshold (32 MiB), so fresh storage is mapped and faulted in page by page every data set (~450
-// faults, 10-20 ms on a virtual machine, for a 30 ms table).
+// faults; 100 data sets of 500 x 20 faulted 102,000 pages with fresh tables, 54,000 with kept ones).
 torch::Tensor table_storage(int64_t elements) {
   thread_local torch::Tensor kept;
   if (kept.defined() && kept.storage().use_count() > 1) return torch::empty({elements}, torch::kFloat32);
   if (!kept.defined() || kept.numel() < elements) {
-    kept = torch::Tensor();
+    kept = torch::Tensor();  // the smaller one freed before the larger is made
     kept = torch::empty({elements}, torch::kFloat32);
   }
   return kept.narrow(0, 0, elements);

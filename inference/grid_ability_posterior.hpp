@@ -63,7 +63,7 @@ class GridAbilityPosterior {
   // of its category's grid row in a set's [J, K, G] log probabilities.
   std::vector<int64_t> person_start_, answered_rows_;
   torch::Tensor grid_;              // [G] float64
-  torch::Tensor log_grid_weight_;   // [G] float32: log of the trapezoid weight times the N(0, 1) density
+  torch::Tensor log_grid_weight_;   // [G padded] float32: log of the trapezoid weight times the N(0, 1) density
 };
 
 // Every posterior draw's grid posteriors at once, for the stages of one data

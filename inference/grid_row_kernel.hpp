@@ -14,6 +14,8 @@
 // the baseline SSE2 one.
 #pragma once
 
+#include "common/float_lanes.hpp"
+
 #include <cstdint>
 
 namespace bfhpo::inference {
@@ -23,10 +25,10 @@ float exp_of_nonpositive(float x);
 
 // `rows` [n] the answered cells' offsets into `log_p` (each the start of G
 // contiguous log probabilities), `log_weight` [G]; each of those readable up
-// to G rounded up to a multiple of 8 (kGridRowPadding; what the padding
-// holds is left out): the posterior into `posterior` [G] and the log
+// to G rounded up to a whole number of lanes (kGridRowPadding; what the
+// padding holds is left out): the posterior into `posterior` [G] and the log
 // integral returned. G at most 512.
-inline constexpr int64_t kGridRowPadding = 8;
+inline constexpr int64_t kGridRowPadding = kFloatLanes;
 float grid_row_posterior(const float* log_p, const int64_t* rows, int64_t n, const float* log_weight, int64_t grid_points,
                          float* posterior);
 

@@ -142,15 +142,6 @@ class MatrixStatistics {
         bins_(others_, n_categories),
         counted_(static_cast<int64_t>(bins_.size()) <= persons_),
         complete_(std::all_of(answered_.begin(), answered_.end(), [](float a) { return a > 0.0f; })) {
-    answered_count_.assign(static_cast<size_t>(items_), 0.0);
-    pair_count_.assign(static_cast<size_t>(items_ * items_), 0.0);
-    for (int64_t p = 0; p < persons_; ++p)
-      for (int64_t j = 0; j < items_; ++j) {
-        if (answered_[static_cast<size_t>(p * items_ + j)] == 0.0f) continue;
-        answered_count_[static_cast<size_t>(j)] += 1.0;
-        for (int64_t k = 0; k < items_; ++k)
-          pair_count_[static_cast<size_t>(j * items_ + k)] += answered_[static_cast<size_t>(p * items_ + k)];
-      }
     total_.resize(static_cast<size_t>(persons_));
     category_count_.resize(static_cast<size_t>(items_ * n_categories));
     in_category_count_.resize(static_cast<size_t>(items_ * n_categories));
@@ -160,11 +151,16 @@ class MatrixStatistics {
     for (auto* sums : {&cross_, &sum_, &square_}) sums->resize(static_cast<size_t>(items_ * items_));
     for (auto* columns : {&columns_, &square_columns_, &mask_columns_})
       columns->assign(static_cast<size_t>(items_ * padded_persons_), 0.0f);
-    ones_.assign(static_cast<size_t>(padded_persons_), 0.0f);
-    std::fill(ones_.begin(), ones_.begin() + persons_, 1.0f);
     for (int64_t p = 0; p < persons_; ++p)
       for (int64_t j = 0; j < items_; ++j)
         mask_columns_[static_cast<size_t>(j * padded_persons_ + p)] = answered_[static_cast<size_t>(p * items_ + j)];
+    // The persons who answered both of each pair (of item j alone on the diagonal), exact counts.
+    pair_count_.resize(static_cast<size_t>(items_ * items_));
+    const int64_t lanes = padded_persons_ / kFloatLanes;
+    for (int64_t j = 0; j < items_; ++j)
+      for (int64_t k = 0; k < items_; ++k)
+        pair_count_[static_cast<size_t>(j * items_ + k)] =
+            dot_in_lanes(mask_columns_.data() + j * padded_persons_, mask_columns_.data() + k * padded_persons_, lanes);
   }
 
   // The statistics of `categories` [P, J] into `out` [S, J] (row-major).
@@ -236,7 +232,7 @@ class MatrixStatistics {
         for (int64_t p = 0; p < persons; ++p)
           if (answered(p, j) && others_[static_cast<size_t>(p)] >= 1) values_.push_back(rest_of(p, matrix[p * items + j]));
       }
-      const double answered_j = answered_count_[static_cast<size_t>(j)];
+      const double answered_j = pair_count_[static_cast<size_t>(j * items + j)];
       int64_t n = 0, categories_in = 0;
       for (int64_t k = 0; k < n_categories; ++k) {
         stat(k, j) = static_cast<double>(category_count[k]) / answered_j;
@@ -333,7 +329,7 @@ class MatrixStatistics {
             dot(column(columns_, j), column(columns_, k));
     for (int64_t j = 0; j < items; ++j) {
       if (complete_) {  // every person answered every item: item j's sums are over all of them, whatever k
-        const float sum = dot(column(columns_, j), ones_.data());
+        const float sum = dot(column(columns_, j), column(mask_columns_, j));
         const float square = cross_[static_cast<size_t>(j * items + j)];
         std::fill(sum_.begin() + j * items, sum_.begin() + (j + 1) * items, sum);
         std::fill(square_.begin() + j * items, square_.begin() + (j + 1) * items, square);
@@ -380,10 +376,8 @@ class MatrixStatistics {
   RestScoreBins bins_;
   bool counted_;
   bool complete_;  // no cell missing
-  std::vector<double> answered_count_;  // [J]
-  std::vector<double> pair_count_;      // [J, J]: the persons who answered both
+  std::vector<double> pair_count_;      // [J, J]: the persons who answered both (item j's own on the diagonal)
   std::vector<float> mask_columns_;     // [J, padded P]: the mask, an item's column contiguous
-  std::vector<float> ones_;             // [padded P]: 1 for each person
   // Scratch, a matrix's: each person's total, and per item [J, K] its category counts (of all who answered
   // it, and of those in the correlation) and [J, bins] its rest-score bins' counts and category sums.
   std::vector<int64_t> total_, category_count_, in_category_count_, bin_count_, bin_categories_;

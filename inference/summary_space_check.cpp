@@ -117,7 +117,7 @@ SummarySpaceCheck summary_space_check(TrainedModel& model, const ResponseMatrix&
   const auto observed =
       observed_summary.defined()
           ? observed_summary
-          : model.approximator->summary_network()->forward(data.responses.unsqueeze(0), data.mask.unsqueeze(0)).global[0];
+          : model.approximator->summarize(data.responses.unsqueeze(0), data.mask.unsqueeze(0)).global[0];
   check.mmd2 = mmd2_to_reference(observed, simulated.reference, simulated.bandwidth);
   const auto& null_mmd2 = simulated.null_mmd2;
   const auto first_at_least = std::lower_bound(null_mmd2.begin(), null_mmd2.end(), check.mmd2);

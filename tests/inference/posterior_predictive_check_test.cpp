@@ -309,6 +309,9 @@ TEST_CASE("summary_space_check: data sets of one shape share the simulated side,
     const auto handed = inference::summary_space_check(model, data, 4, &references, posterior.summary);
     CHECK(handed.mmd2 == alone.mmd2);
     CHECK(handed.p_value == alone.p_value);
+    // And it is the handed summary that counts: another data set's gives another distance.
+    const auto other = inference::infer_posterior(model, test::data_of(simulator.sample(1, set + 10)), 8, 1).summary;
+    CHECK(inference::summary_space_check(model, data, 4, &references, other).mmd2 != alone.mmd2);
     CHECK(shared.mmd2 == alone.mmd2);
     CHECK(shared.p_value == alone.p_value);
     CHECK(shared.percentile == alone.percentile);
