@@ -97,7 +97,7 @@ void infer_options(po::options_description& options) {
       "group-column", po::value<std::string>(),
       "one long --data file holding many data sets: this column names each person's data set")(
       "draws", po::value<int64_t>()->default_value(1000), "posterior draws per item")(
-      "seed", po::value<uint64_t>()->default_value(1), "seed of the draws (torch.manual_seed in Python gives the same)")(
+      "seed", po::value<uint64_t>()->default_value(1), "seed of the draws (torch.manual_seed in Python gives the same); of many data sets, the k-th (from 0) draws with seed + k, as it would alone with that seed")(
       "format", po::value<std::string>()->default_value("csv"), "csv or json: the per-item summary")(
       "out", po::value<std::string>(), "write the summary to this file instead of stdout")(
       "draws-out", po::value<std::string>(), "also write every draw (item,draw,log_a,b,log_prob) to this CSV file")(

@@ -31,7 +31,7 @@ bool DataSetInference::needs_chains() const {
 DataSetInference infer_data_set(TrainedModel& model, const ResponseMatrix& data, const InferenceOptions& options,
                                 const SayLine& say, SummarySpaceReferences* references, ShapeSpreads* spreads) {
   DataSetInference result;
-  result.posterior = infer_posterior(model, data, options.draws, options.seed, std::nullopt, spreads);
+  result.posterior = infer_posterior(model, data, options.draws, options.seed + options.data_set, std::nullopt, spreads);
   for (const auto& warning : result.posterior.warnings) say("warning: " + warning);
   if (options.check)
     result.summary_space = summary_space_check(model, data, options.check->seed, references, result.posterior.summary);
@@ -44,6 +44,11 @@ DataSetInference infer_data_set(TrainedModel& model, const ResponseMatrix& data,
     say("prior: the amortized draws come from the training prior (" + prior_text(model.config.simulator) +
         "); the exact-posterior step targets " + prior_text(target));
   std::optional<RefinementOptions> refinement = options.refinement;
+  if (refinement) refinement->seed += options.data_set;
+  std::optional<PredictiveCheckOptions> check = options.check;
+  if (check) check->seed += options.data_set;
+  std::optional<PersonScoreOptions> persons = options.persons;
+  if (persons) persons->seed += options.data_set;
   if (refinement && refinement->method == "auto" && result.summary_space && result.summary_space->outside())
     refinement->method = "mcmc";
   // The draws' grid posteriors, once for the importance step, the check and the person scores (when they fit
@@ -71,13 +76,13 @@ DataSetInference infer_data_set(TrainedModel& model, const ResponseMatrix& data,
   }
   if (options.check) {
     result.predictive =
-        posterior_predictive_check(*item_model, data, result.posterior, *options.check, abilities ? &*abilities : nullptr);
+        posterior_predictive_check(*item_model, data, result.posterior, *check, abilities ? &*abilities : nullptr);
     say(model_check_line(*result.predictive, *result.summary_space));
     for (const auto& warning : result.predictive->warnings()) say("warning: " + warning);
     if (const auto warning = result.summary_space->warning()) say("warning: " + *warning);
   }
   if (options.persons)
-    result.persons = score_persons(*item_model, data, result.posterior, *options.persons, abilities ? &*abilities : nullptr);
+    result.persons = score_persons(*item_model, data, result.posterior, *persons, abilities ? &*abilities : nullptr);
   return result;
 }
 

@@ -31,6 +31,7 @@ DataSetRow DataSetRow::of(const std::string& dataset, const ResponseMatrix& data
   DataSetRow row;
   row.warnings = std::move(warnings);
   row.dataset = dataset;
+  row.seed = result.posterior.seed;
   row.persons = data.responses.size(0);
   row.items = data.responses.size(1);
   row.missing_share = data.missing_share();
@@ -55,6 +56,7 @@ DataSetRow DataSetRow::failed(const std::string& dataset, const std::string& err
 
 nlohmann::json DataSetRow::to_json() const {
   return {{"dataset", dataset},
+          {"seed", seed ? nlohmann::json(*seed) : nlohmann::json()},
           {"persons", persons},
           {"items", items},
           {"missing_share", number_or_null(missing_share)},
@@ -70,13 +72,13 @@ nlohmann::json DataSetRow::to_json() const {
 }
 
 std::string data_set_table_header() {
-  return "dataset,persons,items,missing_share,pareto_k,item_coverage_loss,path,needs_chains,misfitting_items,summary_space_p,seconds,"
+  return "dataset,seed,persons,items,missing_share,pareto_k,item_coverage_loss,path,needs_chains,misfitting_items,summary_space_p,seconds,"
          "warnings,error\n";
 }
 
 std::string data_set_table_line(const DataSetRow& row) {
   std::ostringstream out;
-  out << csv_field(row.dataset) << "," << row.persons << "," << row.items << "," << csv_number(row.missing_share) << ","
+  out << csv_field(row.dataset) << "," << (row.seed ? std::to_string(*row.seed) : "NA") << "," << row.persons << "," << row.items << "," << csv_number(row.missing_share) << ","
       << csv_number(row.pareto_k) << "," << csv_number(row.item_coverage_loss) << "," << row.path << "," << (row.needs_chains ? "true" : "false") << ","
       << csv_field(joined(row.misfitting_items, ";")) << "," << csv_number(row.summary_space_p) << ","
       << csv_number(row.seconds) << "," << csv_field(joined(row.warnings, " | ")) << "," << csv_field(row.error) << "\n";

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ namespace bfhpo::inference {
 struct DataSetRow {
   static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   std::string dataset;
+  std::optional<uint64_t> seed;  // its draws' (InferenceOptions::data_set); none when it failed
   int64_t persons = 0, items = 0;
   double missing_share = kNaN;
   double pareto_k = kNaN;
@@ -35,7 +37,7 @@ struct DataSetRow {
   nlohmann::json to_json() const;
 };
 
-// dataset,persons,items,missing_share,pareto_k,item_coverage_loss,path,needs_chains,misfitting_items,summary_space_p,seconds,
+// dataset,seed,persons,items,missing_share,pareto_k,item_coverage_loss,path,needs_chains,misfitting_items,summary_space_p,seconds,
 // warnings,error (misfitting items joined by ';', warnings by ' | ').
 std::string data_set_table_header();
 std::string data_set_table_line(const DataSetRow& row);

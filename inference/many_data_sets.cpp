@@ -110,7 +110,9 @@ void infer_many(TrainedModel& model, DataSetSources& sources, const InferenceOpt
     schedule.reserve(need_mb);
     std::vector<std::string> warnings;
     try {
-      outcome.result = infer_data_set(model, data, options, [&](const std::string& line) {
+      InferenceOptions own = options;
+      own.data_set = index;
+      outcome.result = infer_data_set(model, data, own, [&](const std::string& line) {
         if (line.rfind("warning: ", 0) == 0) warnings.push_back(line.substr(9));
       }, &references, &spreads);
     } catch (const UserError& error) {

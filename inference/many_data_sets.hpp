@@ -16,7 +16,9 @@
 // is bounded by the data sets in flight, not by their number. `on_each` is
 // called in index order, one call at a time, from whichever thread
 // finished the data set it waited on; the results are the same whatever
-// `at_once` is (each data set's draws from its own generator). A row's
+// `at_once` is (each data set's draws from its own generator). Data set k
+// (from 0, in the sources' order) draws with seed + k
+// (InferenceOptions::data_set): alone with that seed it gives the same. A row's
 // seconds are its data set's wall time, beside the others in flight.
 #pragma once
 

@@ -27,11 +27,11 @@ PY
 }
 mkdir -p "$WORK/sets"
 for seed in 1 2 3; do simulate "$WORK/sets/set$seed.csv" "$seed"; done
-OPTIONS=(--draws 100 --seed 4 --check-replications 0)
+OPTIONS=(--draws 100 --check-replications 0)
 
-# Alone: one file, outputs without a dataset column.
+# Alone: one file, outputs without a dataset column; the k-th data set of a run (from 0) draws with seed + k.
 for seed in 1 2 3; do
-  "$BFHPO" infer "$WORK/model" --data "$WORK/sets/set$seed.csv" "${OPTIONS[@]}" --out "$WORK/alone$seed.csv" \
+  "$BFHPO" infer "$WORK/model" --data "$WORK/sets/set$seed.csv" "${OPTIONS[@]}" --seed $((3 + seed)) --out "$WORK/alone$seed.csv" \
     --draws-out "$WORK/alone_draws$seed.csv" --persons-out "$WORK/alone_persons$seed.csv" 2> /dev/null
   head -1 "$WORK/alone$seed.csv" | grep -q '^item,parameter,' || fail "one file: the summary has another header"
 done
@@ -54,7 +54,8 @@ for kind, prefix in (("all", "alone"), ("all_draws", "alone_draws"), ("all_perso
     assert len(rows) - 1 == sum(1 for r in rows[1:] if r[0] in seen), f"{kind}: rows of no data set"
 table = list(csv.DictReader(open(f"{work}/datasets.csv")))
 assert [r["dataset"] for r in table] == names, [r["dataset"] for r in table]
-for r in table:
+for k, r in enumerate(table):
+    assert r["seed"] == str(4 + k), r
     assert r["persons"] == "40" and r["items"] == "7" and r["error"] == "", r
     # The default importance step ran. Of 100 draws its effective sample size is below 100 unless every weight
     # is equal, so the weights are never reliable: each item is judged alone, and the amortized draws stand or
@@ -66,27 +67,27 @@ PY
 }
 ALL=(--out "$WORK/all.csv" --draws-out "$WORK/all_draws.csv" --persons-out "$WORK/all_persons.csv"
      --datasets-out "$WORK/datasets.csv")
-"$BFHPO" infer "$WORK/model" --data "$WORK/sets/set1.csv" "$WORK/sets/set2.csv" "$WORK/sets/set3.csv" "${OPTIONS[@]}" \
+"$BFHPO" infer "$WORK/model" --data "$WORK/sets/set1.csv" "$WORK/sets/set2.csv" "$WORK/sets/set3.csv" "${OPTIONS[@]}" --seed 4 \
   "${ALL[@]}" 2> "$WORK/many.err" || fail "three files: exit $?: $(cat "$WORK/many.err")"
 together set1 set2 set3 || fail "three files in one call are not the three alone"
 grep -q "^paths: .* s)" "$WORK/many.err" || fail "no closing line of the paths: $(cat "$WORK/many.err")"
 grep -q "infer: 3 of 3 data sets" "$WORK/many.err" || fail "no progress line: $(cat "$WORK/many.err")"
-"$BFHPO" infer "$WORK/model" --data "$WORK/sets" "${OPTIONS[@]}" "${ALL[@]}" 2> /dev/null || fail "a folder: exit $?"
+"$BFHPO" infer "$WORK/model" --data "$WORK/sets" "${OPTIONS[@]}" --seed 4 "${ALL[@]}" 2> /dev/null || fail "a folder: exit $?"
 together set1 set2 set3 || fail "a folder is not its files"
-"$BFHPO" infer "$WORK/model" --data "$WORK/sets/set*.csv" "${OPTIONS[@]}" "${ALL[@]}" 2> /dev/null || fail "a pattern: exit $?"
+"$BFHPO" infer "$WORK/model" --data "$WORK/sets/set*.csv" "${OPTIONS[@]}" --seed 4 "${ALL[@]}" 2> /dev/null || fail "a pattern: exit $?"
 together set1 set2 set3 || fail "a quoted pattern is not its files"
 
 # One long file: a data set a value of the group column, as its rows alone.
 for seed in 1 2 3; do simulate "$WORK/g$seed.csv" "$seed" "w$seed"; done
 { head -1 "$WORK/g1.csv"; for seed in 1 2 3; do tail -n +2 "$WORK/g$seed.csv"; done; } > "$WORK/long.csv"
-"$BFHPO" infer "$WORK/model" --data "$WORK/long.csv" --group-column wave "${OPTIONS[@]}" "${ALL[@]}" 2> /dev/null \
+"$BFHPO" infer "$WORK/model" --data "$WORK/long.csv" --group-column wave "${OPTIONS[@]}" --seed 4 "${ALL[@]}" 2> /dev/null \
   || fail "--group-column: exit $?"
 together w1 w2 w3 || fail "a long file's groups are not the files alone"
 
 # JSON: an array of the single-file summaries, each with its dataset.
-"$BFHPO" infer "$WORK/model" --data "$WORK/sets" "${OPTIONS[@]}" --format json --out "$WORK/all.json" \
+"$BFHPO" infer "$WORK/model" --data "$WORK/sets" "${OPTIONS[@]}" --seed 4 --format json --out "$WORK/all.json" \
   --datasets-out "$WORK/datasets.json" 2> /dev/null
-"$BFHPO" infer "$WORK/model" --data "$WORK/sets/set2.csv" "${OPTIONS[@]}" --format json --out "$WORK/alone2.json" 2> /dev/null
+"$BFHPO" infer "$WORK/model" --data "$WORK/sets/set2.csv" "${OPTIONS[@]}" --seed 5 --format json --out "$WORK/alone2.json" 2> /dev/null
 "$OPTUNA_PYTHON" - "$WORK" <<'PY' || fail "the JSON of many data sets is not the single files' JSON"
 import json, sys
 work = sys.argv[1]
@@ -103,7 +104,7 @@ PY
 cp "$WORK/sets/set2.csv" "$WORK/bad.csv"
 sed -i '5s/,[01]$/,7/' "$WORK/bad.csv"
 expect_user_error "1 of 3 data sets failed (bad)" \
-  "$BFHPO" infer "$WORK/model" --data "$WORK/sets/set1.csv" "$WORK/bad.csv" "$WORK/sets/set3.csv" "${OPTIONS[@]}" \
+  "$BFHPO" infer "$WORK/model" --data "$WORK/sets/set1.csv" "$WORK/bad.csv" "$WORK/sets/set3.csv" "${OPTIONS[@]}" --seed 4 \
   --out "$WORK/partial.csv" --datasets-out "$WORK/partial_sets.csv"
 grep -qF "bad.csv:5:" "$WORK/err" || fail "the failed data set's own error is not said: $(cat "$WORK/err")"
 "$OPTUNA_PYTHON" - "$WORK" <<'PY' || fail "a failed data set lost the others' results"

@@ -93,3 +93,39 @@ TEST_CASE("infer_many side by side gives what one data set at a time gives, hand
   CHECK(together.outcomes[3].result.has_value());
   std::filesystem::remove_all(folder);
 }
+
+TEST_CASE("infer_many: data set k draws with seed + k, as alone with that seed; the same data twice get "
+          "independent draws", "[many_data_sets]") {
+  const auto simulator = test::simulator_at({5, 5, 40, 40}, "grm", 4, 0.0);
+  auto model = test::untrained_model(simulator);
+  const auto folder = write_data_sets(simulator, 2);
+  std::filesystem::copy_file(folder / "set1.csv", folder / "set2.csv", std::filesystem::copy_options::overwrite_existing);
+  inference::InferenceOptions options;
+  options.draws = 40;
+  options.seed = 8;
+  options.check = inference::PredictiveCheckOptions{100, 0.5, 3};
+  options.persons = inference::PersonScoreOptions{40, 3, 5};
+  const auto run_of_two = run(model, folder, options, 1);
+  REQUIRE(run_of_two.outcomes.size() == 2);
+  const auto& first = *run_of_two.outcomes[0].result;
+  const auto& second = *run_of_two.outcomes[1].result;
+  CHECK(run_of_two.outcomes[0].row.seed == std::optional<uint64_t>(8));
+  CHECK(run_of_two.outcomes[1].row.seed == std::optional<uint64_t>(9));
+  // The same responses: under one seed their draws, replications and plausible values would be equal.
+  CHECK_FALSE(torch::equal(first.posterior.draws, second.posterior.draws));
+  CHECK(first.predictive->to_csv() != second.predictive->to_csv());
+  CHECK_FALSE(torch::equal(first.persons->plausible_values, second.persons->plausible_values));
+  // The summary-space check's reference is the run's: the same data give the same p.
+  CHECK(first.summary_space->to_json() == second.summary_space->to_json());
+  // The second alone, with seed 9, is what the run gave it.
+  const auto data = inference::read_response_matrix(folder / "set2.csv", "", inference::response_format(model));
+  auto alone_options = options;
+  alone_options.seed = 9;
+  alone_options.check->seed = 4;
+  alone_options.persons->seed = 6;
+  const auto alone = inference::infer_data_set(model, data, alone_options, [](const std::string&) {});
+  CHECK(torch::equal(alone.posterior.draws, second.posterior.draws));
+  CHECK(alone.predictive->to_csv() == second.predictive->to_csv());
+  CHECK(torch::equal(alone.persons->plausible_values, second.persons->plausible_values));
+  std::filesystem::remove_all(folder);
+}
