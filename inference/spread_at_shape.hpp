@@ -21,8 +21,8 @@
 // about a percent of the scale, and the draws cost the most: 400 at most
 // (a 300 x 5 file's 1,000 draws took its infer from 4.9 to 13.2 s).
 //
-// Enough data sets that kSpreadItems items give each scale (its coverage
-// 80% give or take 1.1 points, the binomial sd), at least kFewestSpreadSets and
+// Enough data sets that kSpreadItems items give each scale (about 3% of
+// scale its sd, posterior_spread.hpp), at least kFewestSpreadSets and
 // at most kMostSpreadSets: 64 sets of 500 x 20. Data with no observed cell
 // cannot be simulated: the flow's own spread. Deterministic: the same
 // model, shape and draws give the same spread, on any number of cores,
