@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace bfhpo::inference {
@@ -93,20 +94,26 @@ torch::Tensor MarginalLikelihood::changed_item_log_likelihood(const PersonGridTa
   torch::NoGradGuard no_grad;
   if (table.scaled.size(0) != 1)
     throw std::logic_error("MarginalLikelihood::changed_item_log_likelihood: a table of one set");
-  const auto ratio = category_grid(to) / category_grid(from.unsqueeze(0)).clamp_min(1e-300);  // [S, K, G]
-  const auto weighted_ratio = ratio * grid_weight_;
+  // The ratios in double, then at most kLargestChangedRatio: the float32 product below cannot overflow (a
+  // scaled row is at most 1, a grid weight below 1, G terms).
+  const auto ratio =
+      (category_grid(to) / category_grid(from.unsqueeze(0)).clamp_min(1e-300)).clamp_max(kLargestChangedRatio);
+  const auto weighted_ratio = (ratio * grid_weight_).to(torch::kFloat32);  // [S, K, G]
   const auto& groups = persons_by_answer_[static_cast<size_t>(item)];
   // The persons who left the item out keep their integral; every person keeps their scale.
-  const auto rows = table.scaled[0], marginal = table.marginal[0];
+  const auto rows = table.scaled[0].to(torch::kFloat32), marginal = table.marginal[0];
   auto log_likelihood = torch::full({to.size(0)}, (table.log_scale[0].sum() +
                                                    marginal.index_select(0, groups.back()).log().sum()).item<double>(),
                                     torch::TensorOptions().dtype(torch::kFloat64));
-  // Person p answering k: sum_g scaled[p, g] w_g ratio[k, g], the persons of a category in one product.
+  // Person p answering k: sum_g scaled[p, g] w_g ratio[k, g], the persons of a category in one float32
+  // product (each integral a sum of G non-negative terms: within G 2^-24 of itself), its log at least
+  // that of the smallest normal float (a person no draw can reach stays finite), summed in double.
   for (size_t k = 0; k + 1 < groups.size(); ++k)
     if (groups[k].numel() > 0)
       log_likelihood += torch::matmul(rows.index_select(0, groups[k]), weighted_ratio.select(1, static_cast<int64_t>(k)).t())
+                            .clamp_min_(std::numeric_limits<float>::min())
                             .log_()
-                            .sum(0);
+                            .sum(0, false, torch::kFloat64);
   return log_likelihood;
 }
 

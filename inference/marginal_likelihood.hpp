@@ -31,6 +31,10 @@ namespace bfhpo::inference {
 // Doubles one chunk's [S, P, G] table holds at most (8 MB: a chunk's J passes over it stay in the
 // cache; at 64 MB importance sampling of 1,000 draws on 4,000 persons took 4x as long).
 inline constexpr int64_t kGridTableElements = int64_t{1} << 20;
+// An item's draw whose category probability is this many times the table's at a node (a likelihood ratio
+// of 1e30 on one person's one answer) counts as this many: the float32 sums of changed_item_log_likelihood
+// stay finite.
+inline constexpr double kLargestChangedRatio = 1e30;
 
 class MarginalLikelihood {
  public:
@@ -58,7 +62,9 @@ class MarginalLikelihood {
 
   // A table of one set, in which item `item` has params `from` [D]: log p(y | params) with the item at each
   // of `to` [S, D] instead, [S] (an item's draws judged alone), reading the table once: a [P_k, G] x
-  // [G, S] product for the P_k persons who answered category k, each k. The table is left as it is.
+  // [G, S] product in float32 for the P_k persons who answered category k, each k, so each person's log
+  // integral is within G 2^-24 of the double one (a ratio of category probabilities above
+  // kLargestChangedRatio counts as that). The table is left as it is.
   torch::Tensor changed_item_log_likelihood(const PersonGridTable& table, int64_t item, const torch::Tensor& from,
                                             const torch::Tensor& to) const;
 
