@@ -43,9 +43,9 @@ struct InferenceOptions {
   // The data set's index in its run (infer_many). Its draws, the importance step's resampling, the model
   // check's replications and its plausible values come from each seed + data_set: one data set's Monte Carlo
   // error is independent of another's (under one seed every data set's draws would share the flow's base
-  // normals, and a simulation study's coverage would carry their error: 3 points at 80% for a graded
-  // threshold with 200 draws). The summary-space check's simulations, a reference the run shares, keep the
-  // check's seed.
+  // normals, and a simulation study's coverage would carry their error: a graded b1's 80% intervals with
+  // 200 draws covered 82.2% of the truths under one seed and 80.0% under another, on the same 524 data
+  // sets). The summary-space check's simulations, a reference the run shares, keep the check's seed.
   uint64_t data_set = 0;
 };
 
